@@ -1,0 +1,78 @@
+//! Throughput of the engine, timed on virtual-time workloads (run with
+//! `cargo bench -p resilience-sim --bench throughput`). Figures are printed, not asserted:
+//! speed is reported in the issue notes, never checked by a timed test.
+//!
+//! - breaker: outcomes recorded per second by one COUNT_BASED CircuitBreaker (window 100,
+//!   thresholds never reached, so every call is recorded in CLOSED, no events kept);
+//! - tick model: calls simulated per second through the whole tick model (breaker + bulkhead,
+//!   slow recommendations), and the model's resident memory before and after a million ticks.
+
+use std::hint::black_box;
+use std::time::Instant;
+
+use resilience_sim::model::tick::{Behaviour, Protection, TickConfig, TickModel};
+use resilience_sim::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig};
+
+fn best_of<F: FnMut() -> f64>(runs: usize, mut f: F) -> f64 {
+    (0..runs).map(|_| f()).fold(0.0, f64::max)
+}
+
+fn breaker_calls_per_second() -> f64 {
+    let config = CircuitBreakerConfig {
+        sliding_window_size: 100,
+        minimum_number_of_calls: 100,
+        failure_rate_threshold: 100.0,
+        ..CircuitBreakerConfig::default()
+    };
+    let mut breaker = CircuitBreaker::new(config).expect("valid config");
+    breaker.set_event_recording(false);
+    const CALLS: u64 = 200_000_000;
+    let start = Instant::now();
+    for i in 0..CALLS {
+        // Three successes, then one failure: a 25 % failure rate, always below the threshold.
+        if i & 3 == 3 {
+            breaker.on_error(black_box(i), black_box(5), black_box("IOException"));
+        } else {
+            breaker.on_success(black_box(i), black_box(5));
+        }
+    }
+    black_box(breaker.metrics());
+    CALLS as f64 / start.elapsed().as_secs_f64()
+}
+
+fn tick_model_calls_per_second() -> f64 {
+    let mut model =
+        TickModel::new(TickConfig::new(Behaviour::Slow, Protection::BreakerAndBulkhead)).unwrap();
+    const TICKS: u32 = 1_000_000;
+    let start = Instant::now();
+    for _ in 0..TICKS {
+        black_box(model.step());
+    }
+    // Three calls arrive each tick (two recommendations, one payment).
+    f64::from(TICKS) * 3.0 / start.elapsed().as_secs_f64()
+}
+
+fn resident_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+fn main() {
+    // `cargo test --benches` runs this with --bench absent: keep that quick.
+    let quick = !std::env::args().any(|a| a == "--bench");
+    if quick {
+        println!("throughput: skipped (run with `cargo bench`)");
+        return;
+    }
+    let breaker = best_of(3, breaker_calls_per_second);
+    println!("breaker: {:.0} million recorded calls per second (best of 3)", breaker / 1e6);
+
+    let before = resident_kib();
+    let model = best_of(3, tick_model_calls_per_second);
+    let after = resident_kib();
+    println!("tick model: {:.1} million calls simulated per second (best of 3, 1,000,000 ticks)", model / 1e6);
+    if let (Some(b), Some(a)) = (before, after) {
+        println!("resident memory: {b} KiB before, {a} KiB after three runs of a million ticks");
+    }
+}

@@ -1,0 +1,99 @@
+//! Virtual time.
+//!
+//! The engine never reads a clock: every instant and duration is a count of virtual
+//! milliseconds passed in by the caller. Settings accept durations the way Spring Boot
+//! properties write them (`"800ms"`, `"5s"`, `"2m"`) or as plain milliseconds (`800`).
+
+use serde::{Deserialize, Deserializer, Serializer};
+
+/// A virtual instant or duration in milliseconds.
+pub type Millis = u64;
+
+/// Parses `"800ms"`, `"5s"`, `"2m"`, `"1h"`, `"1d"` or a bare number of milliseconds.
+pub fn parse_duration(text: &str) -> Result<Millis, String> {
+    let text = text.trim();
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (digits, unit) = text.split_at(split);
+    if digits.is_empty() {
+        return Err(format!(
+            "`{text}` is not a duration (write 800ms, 5s, 2m or a number of milliseconds)"
+        ));
+    }
+    let value: u64 = digits
+        .parse()
+        .map_err(|_| format!("`{text}` is too large"))?;
+    let factor: u64 = match unit.trim() {
+        "" | "ms" => 1,
+        "s" => 1_000,
+        "m" => 60_000,
+        "h" => 3_600_000,
+        "d" => 86_400_000,
+        other => {
+            return Err(format!(
+                "unknown unit `{other}` in `{text}` (use ms, s, m, h or d)"
+            ))
+        }
+    };
+    value
+        .checked_mul(factor)
+        .ok_or_else(|| format!("`{text}` is too large"))
+}
+
+/// Formats milliseconds the shortest exact way: `800ms`, `5s`, `2m`.
+pub fn format_duration(ms: Millis) -> String {
+    if ms != 0 && ms % 60_000 == 0 {
+        format!("{}m", ms / 60_000)
+    } else if ms != 0 && ms % 1_000 == 0 {
+        format!("{}s", ms / 1_000)
+    } else {
+        format!("{ms}ms")
+    }
+}
+
+/// Serde adapter: `#[serde(with = "crate::duration::serde_millis")]` on a `Millis` field.
+pub mod serde_millis {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(u64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Millis, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::Number(n) => Ok(n),
+            Raw::Text(t) => parse_duration(&t).map_err(serde::de::Error::custom),
+        }
+    }
+
+    pub fn serialize<S: Serializer>(ms: &Millis, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_duration(*ms))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_spring_boot_durations() {
+        assert_eq!(parse_duration("800ms"), Ok(800));
+        assert_eq!(parse_duration("5s"), Ok(5_000));
+        assert_eq!(parse_duration("2m"), Ok(120_000));
+        assert_eq!(parse_duration("1500"), Ok(1_500));
+        assert!(parse_duration("fast").is_err());
+        assert!(parse_duration("5 parsecs").is_err());
+        assert!(parse_duration("99999999999999999999s").is_err());
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for ms in [0, 1, 800, 1_000, 5_000, 60_000, 61_000, 90_500] {
+            assert_eq!(parse_duration(&format_duration(ms)), Ok(ms));
+        }
+    }
+}

@@ -1,0 +1,24 @@
+//! # resilience-sim
+//!
+//! The engine of Resilience Playground: Resilience4j 2.x policies and the models that run
+//! them, as plain deterministic Rust. Nothing here reads a clock or touches a browser: the
+//! caller passes virtual time in (milliseconds or ticks) and reads back state and typed
+//! events. The UI, the `resilience-sim` CLI and the tests are three thin drivers of the same
+//! engine, so a number on the page is a number a test has checked.
+//!
+//! Read it top-down:
+//! - [`model`]: the worlds the course simulates (the tick model of an API with a thread pool).
+//! - [`policy`]: one module per Resilience4j policy, each opening with why it exists.
+//! - [`scenario`]: the serde scenario format and the catalogue of numbered demos.
+//! - [`outcome`] and [`duration`]: the shared vocabulary (outcome classes, virtual time).
+
+pub mod duration;
+pub mod error;
+pub mod model;
+pub mod outcome;
+pub mod policy;
+pub mod scenario;
+
+pub use duration::Millis;
+pub use error::ConfigError;
+pub use outcome::Outcome;

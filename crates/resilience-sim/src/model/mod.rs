@@ -1,0 +1,4 @@
+//! The worlds the course simulates. Each model owns its policies and advances only when
+//! the caller asks, by a tick or a step of virtual time.
+
+pub mod tick;

@@ -1,0 +1,914 @@
+//! # Circuit breaker
+//!
+//! ## Why it exists
+//!
+//! A dependency that has stopped answering is more dangerous than one that says no. Every
+//! call sent to it holds a thread, a connection and the caller's patience until a timeout
+//! gives up, and the callers keep sending more. A circuit breaker watches the outcomes of
+//! recent calls and, once enough of them fail (or are slow), stops sending calls for a while:
+//! it *opens*, and every call fails at once, locally and cheaply, with
+//! `CallNotPermittedException`. The dependency gets room to recover, the caller keeps its
+//! threads, and a fallback can answer instead. After a wait the breaker lets a few *trial*
+//! calls through (*half-open*); their outcomes decide whether it closes again or opens for
+//! another wait.
+//!
+//! This module is Resilience4j 2.x's `CircuitBreakerStateMachine` as a deterministic,
+//! single-threaded state machine driven by virtual time: every operation takes `now` (in
+//! milliseconds) and the breaker never reads a clock. The rules below were checked against
+//! Resilience4j's own source and tests; the places where the engine differs on purpose are
+//! listed at the end.
+//!
+//! ## The window and the rates
+//!
+//! In CLOSED the breaker records each outcome in a sliding window ([`window`]):
+//! COUNT_BASED keeps the last `slidingWindowSize` outcomes; TIME_BASED keeps
+//! `slidingWindowSize` one-second buckets aligned to whole seconds, stamps each outcome with
+//! the second in which it *completes*, and drops a whole second at once when it gets too old.
+//!
+//! An outcome is classified when it is reported:
+//! - `on_success`: a success; slow when its duration is strictly greater than
+//!   `slowCallDurationThreshold`.
+//! - `on_error`: an exception in `ignoreExceptions` is ignored (checked first, it wins): it
+//!   is neither a success nor a failure and gives its permit back (which matters in
+//!   HALF_OPEN). Otherwise an exception in `recordExceptions` (an empty list records all) is
+//!   a failure, and any other exception counts as a success. A slow failure counts both as
+//!   a failure and as a slow call.
+//!
+//! The failure rate and the slow-call rate are percentages of the outcomes in the window,
+//! computed in `f32` like Resilience4j. They are *not computable* (reported as -1) until
+//! the window holds `minimumNumberOfCalls` outcomes; for COUNT_BASED that minimum is
+//! clamped to the window size, for TIME_BASED it is not (a TIME_BASED breaker whose
+//! minimum is never reached in its window never opens).
+//!
+//! ## The states
+//!
+//! - **CLOSED** lets every call through. After *each* recorded outcome (never on a timer)
+//!   it compares the rates with their thresholds; the comparison is inclusive (a rate equal
+//!   to its threshold trips) and either rate is enough. When one trips, the breaker reports
+//!   `FailureRateExceeded` / `SlowCallRateExceeded` and moves to OPEN.
+//! - **OPEN** refuses calls (each refusal is counted in `not_permitted` and reported as
+//!   `NotPermitted`). It keeps the window that tripped it, so the rate that opened it can
+//!   still be read; answers of calls sent before the trip are still recorded there but never
+//!   cause a transition. The wait is `waitDurationInOpenState`, or
+//!   `waitIntervalFunctionInOpenState(attempt)` where `attempt` is 1 on the first opening,
+//!   grows by one with each HALF_OPEN -> OPEN and drops back to 0 when the breaker closes.
+//!   Without `automaticTransitionFromOpenToHalfOpenEnabled`, the first permission request
+//!   *strictly after* `opened_at + wait` moves the breaker to HALF_OPEN and becomes its
+//!   first trial; with it, a timer moves it at `opened_at + wait` exactly.
+//! - **HALF_OPEN** hands out `permittedNumberOfCallsInHalfOpenState` permits. A finished
+//!   trial does not give its permit back (an ignored exception or `release_permission`
+//!   does). Its outcomes go into a fresh COUNT_BASED window of that many cells; after
+//!   `min(minimumNumberOfCalls, permitted)` outcomes it decides: both rates strictly below
+//!   their thresholds -> CLOSED, otherwise -> OPEN. With a positive
+//!   `maxWaitDurationInHalfOpenState` a timer ends HALF_OPEN after that long, moving to
+//!   `transitionToStateAfterWaitDuration` (OPEN by default, or CLOSED).
+//! - Entering CLOSED or HALF_OPEN starts a fresh window (and a fresh `not_permitted`).
+//!
+//! Three more states are only reached by hand ([`CircuitBreaker::transition_to`]):
+//! **DISABLED** lets everything through and records nothing; **FORCED_OPEN** refuses
+//! everything and never goes half-open; **METRICS_ONLY** lets everything through, records
+//! like CLOSED and reports each kind of threshold crossing once (again only after it is
+//! entered anew), but never changes state by itself.
+//!
+//! Manual transitions follow Resilience4j's table ([`State::can_transition_to`]): every
+//! state may go to itself, CLOSED may not go to HALF_OPEN, METRICS_ONLY may go only to
+//! CLOSED, FORCED_OPEN and DISABLED. A transition to the *same* state is legal and is not
+//! reported, but it still replaces the state: CLOSED -> CLOSED empties the window,
+//! OPEN -> OPEN counts another attempt and restarts the wait, HALF_OPEN -> HALF_OPEN hands
+//! out a new set of permits. [`CircuitBreaker::reset`] goes to CLOSED from anywhere, with a
+//! fresh window, and reports `Reset`.
+//!
+//! Events follow Resilience4j's publishing rule: state transitions and resets are always
+//! reported, other events are not reported while the breaker is DISABLED or FORCED_OPEN.
+//!
+//! ## Where the engine differs from Resilience4j
+//!
+//! - `reset` cancels the pending timers. Resilience4j's `reset()` skips the hook that
+//!   cancels them, so a `maxWaitDurationInHalfOpenState` timer armed before a reset can
+//!   still open the freshly reset breaker later; the engine treats that as the bug it is.
+//! - OPEN entered by hand from DISABLED or FORCED_OPEN keeps their zero-size window; a late
+//!   answer reported there makes Resilience4j throw (`% 0`), the engine ignores it.
+//! - Exceptions are names, not classes: see [`config::exception_matches`] for how a
+//!   configured name matches a thrown one.
+//! - No `initialState`, `recordResult`, `transitionOnResult`, randomized wait functions or
+//!   LOCK_FREE windows; windows are capped at [`config::MAX_WINDOW_SIZE`].
+
+pub mod config;
+pub mod window;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+pub use config::{CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType};
+pub use window::{Bucket, SlidingWindow, Snapshot, WindowCell, WindowKind};
+
+use crate::{ConfigError, Millis};
+use config::WaitMemo;
+
+/// The breaker's states, named as in Resilience4j.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum State {
+    Closed,
+    Open,
+    HalfOpen,
+    Disabled,
+    ForcedOpen,
+    MetricsOnly,
+}
+
+impl State {
+    pub const ALL: [State; 6] = [
+        State::Closed,
+        State::Open,
+        State::HalfOpen,
+        State::Disabled,
+        State::ForcedOpen,
+        State::MetricsOnly,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            State::Closed => "CLOSED",
+            State::Open => "OPEN",
+            State::HalfOpen => "HALF_OPEN",
+            State::Disabled => "DISABLED",
+            State::ForcedOpen => "FORCED_OPEN",
+            State::MetricsOnly => "METRICS_ONLY",
+        }
+    }
+
+    /// Resilience4j's `StateTransition` table: is `self -> to` a legal transition?
+    pub fn can_transition_to(self, to: State) -> bool {
+        match self {
+            State::Closed => to != State::HalfOpen,
+            State::MetricsOnly => matches!(
+                to,
+                State::MetricsOnly | State::Closed | State::ForcedOpen | State::Disabled
+            ),
+            State::Open | State::HalfOpen | State::ForcedOpen | State::Disabled => true,
+        }
+    }
+
+    /// Resilience4j's `allowPublish`: DISABLED and FORCED_OPEN publish only state
+    /// transitions and resets.
+    pub fn allows_publish(self) -> bool {
+        !matches!(self, State::Disabled | State::ForcedOpen)
+    }
+}
+
+impl fmt::Display for State {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A manual transition that Resilience4j's table forbids (`IllegalStateTransitionException`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct IllegalStateTransition {
+    pub from: State,
+    pub to: State,
+}
+
+impl fmt::Display for IllegalStateTransition {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "illegal transition {} -> {}", self.from, self.to)
+    }
+}
+
+impl std::error::Error for IllegalStateTransition {}
+
+/// What the breaker reports, in order (Resilience4j's `CircuitBreakerEvent`s).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum CircuitBreakerEvent {
+    StateTransition {
+        at: Millis,
+        from: State,
+        to: State,
+    },
+    Success {
+        at: Millis,
+        duration: Millis,
+    },
+    Error {
+        at: Millis,
+        duration: Millis,
+        exception: String,
+    },
+    IgnoredError {
+        at: Millis,
+        duration: Millis,
+        exception: String,
+    },
+    NotPermitted {
+        at: Millis,
+    },
+    FailureRateExceeded {
+        at: Millis,
+        rate: f32,
+    },
+    SlowCallRateExceeded {
+        at: Millis,
+        rate: f32,
+    },
+    Reset {
+        at: Millis,
+    },
+}
+
+impl CircuitBreakerEvent {
+    /// When it happened (virtual milliseconds).
+    pub fn at(&self) -> Millis {
+        match *self {
+            CircuitBreakerEvent::StateTransition { at, .. }
+            | CircuitBreakerEvent::Success { at, .. }
+            | CircuitBreakerEvent::Error { at, .. }
+            | CircuitBreakerEvent::IgnoredError { at, .. }
+            | CircuitBreakerEvent::NotPermitted { at }
+            | CircuitBreakerEvent::FailureRateExceeded { at, .. }
+            | CircuitBreakerEvent::SlowCallRateExceeded { at, .. }
+            | CircuitBreakerEvent::Reset { at } => at,
+        }
+    }
+}
+
+/// The breaker's metrics (Resilience4j's `CircuitBreaker.Metrics`) for the current window.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Metrics {
+    /// Percent, or -1 while the window holds fewer than the minimum number of calls.
+    pub failure_rate: f32,
+    /// Percent, or -1 while not computable.
+    pub slow_call_rate: f32,
+    /// Outcomes in the window.
+    pub buffered: u32,
+    /// Failures in the window (slow or not).
+    pub failed: u32,
+    /// Slow calls in the window (successful or not).
+    pub slow: u32,
+    /// Slow failures in the window.
+    pub slow_failed: u32,
+    /// Calls refused since the current metrics began (they begin anew on entering CLOSED,
+    /// HALF_OPEN, METRICS_ONLY, DISABLED or FORCED_OPEN; OPEN keeps counting on the metrics
+    /// it inherited).
+    pub not_permitted: u64,
+    /// Successes in the window (slow or not).
+    pub successful: u32,
+}
+
+/// For a number of calls: the fewest failures and the fewest slow calls that reach their
+/// thresholds (`calls + 1` when none can).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct TripCounts {
+    calls: u32,
+    failed: u32,
+    slow: u32,
+}
+
+impl TripCounts {
+    const NONE: TripCounts = TripCounts {
+        calls: 0,
+        failed: 0,
+        slow: 0,
+    };
+
+    fn for_calls(config: &CircuitBreakerConfig, calls: u32) -> Self {
+        TripCounts {
+            calls,
+            failed: fewest_reaching(config.failure_rate_threshold, calls),
+            slow: fewest_reaching(config.slow_call_rate_threshold, calls),
+        }
+    }
+}
+
+/// The smallest `k` in `0..=n` whose percentage of `n` (as Resilience4j computes it, in
+/// `f32`) is at least `threshold`, or `n + 1`. The percentage never decreases as `k` grows,
+/// so a close estimate corrected by a step or two is exact.
+fn fewest_reaching(threshold: f32, n: u32) -> u32 {
+    let estimate = (f64::from(threshold) * f64::from(n) / 100.0).ceil();
+    let mut k = (estimate.max(0.0) as u64).min(u64::from(n) + 1) as u32;
+    while k > 0 && window::percent(k - 1, n) >= threshold {
+        k -= 1;
+    }
+    while k <= n && window::percent(k, n) < threshold {
+        k += 1;
+    }
+    k
+}
+
+/// `percent(part, whole) >= threshold`, with Resilience4j's `f32` rounding, but without a
+/// division unless the two are within a hair of each other: the `f32` percentage is within
+/// a relative 3e-7 of the exact ratio, so a ratio clearly on one side decides alone.
+#[inline]
+fn reaches(part: u32, whole: u32, threshold: f32) -> bool {
+    let lhs = f64::from(part) * 100.0;
+    let rhs = f64::from(threshold) * f64::from(whole);
+    if lhs > rhs * (1.0 + 1e-6) {
+        true
+    } else if lhs < rhs * (1.0 - 1e-6) {
+        false
+    } else {
+        window::percent(part, whole) >= threshold
+    }
+}
+
+enum Verdict {
+    BelowMinimum,
+    Below,
+    Exceeded { failure: bool, slow: bool },
+}
+
+/// A Resilience4j circuit breaker driven by virtual time.
+#[derive(Debug, Clone)]
+pub struct CircuitBreaker {
+    config: CircuitBreakerConfig,
+    state: State,
+    window: SlidingWindow,
+    /// Outcomes the current window needs before its rates count.
+    minimum_calls: u32,
+    not_permitted: u64,
+    attempts: u32,
+    /// The latest time seen.
+    now: Millis,
+    entered_at: Millis,
+    /// OPEN: the end of the wait (`retryAfterWaitDuration`).
+    open_until: Millis,
+    /// HALF_OPEN: permits left to hand out.
+    permits_left: u32,
+    /// HALF_OPEN: when `maxWaitDurationInHalfOpenState` runs out, if set.
+    half_open_deadline: Option<Millis>,
+    /// METRICS_ONLY: each kind of crossing is reported once.
+    failure_rate_reported: bool,
+    slow_call_rate_reported: bool,
+    events: Vec<CircuitBreakerEvent>,
+    record_events: bool,
+    wait_memo: WaitMemo,
+    /// When the next timer fires (`Millis::MAX` when none is armed).
+    timer_due: Millis,
+    trip_counts: TripCounts,
+}
+
+impl CircuitBreaker {
+    /// A CLOSED breaker at time 0, after validating `config`.
+    pub fn new(config: CircuitBreakerConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let window = SlidingWindow::new(closed_window_kind(&config), 0);
+        Ok(CircuitBreaker {
+            minimum_calls: config.effective_minimum_number_of_calls(),
+            config,
+            state: State::Closed,
+            window,
+            not_permitted: 0,
+            attempts: 0,
+            now: 0,
+            entered_at: 0,
+            open_until: 0,
+            permits_left: 0,
+            half_open_deadline: None,
+            failure_rate_reported: false,
+            slow_call_rate_reported: false,
+            events: Vec::new(),
+            record_events: true,
+            wait_memo: WaitMemo::default(),
+            timer_due: Millis::MAX,
+            trip_counts: TripCounts::NONE,
+        })
+    }
+
+    pub fn config(&self) -> &CircuitBreakerConfig {
+        &self.config
+    }
+
+    pub fn state(&self) -> State {
+        self.state
+    }
+
+    /// The latest virtual time the breaker has seen.
+    pub fn now(&self) -> Millis {
+        self.now
+    }
+
+    /// When the current state was entered.
+    pub fn entered_at(&self) -> Millis {
+        self.entered_at
+    }
+
+    /// Turns event collection on (the default) or off. Off, nothing is pushed to the event
+    /// list: use it for benchmarks and models that only read state and metrics.
+    pub fn set_event_recording(&mut self, on: bool) {
+        self.record_events = on;
+    }
+
+    pub fn is_recording_events(&self) -> bool {
+        self.record_events
+    }
+
+    /// Runs the timers up to `now`: the automatic OPEN -> HALF_OPEN (when enabled, at
+    /// `opened_at + wait`) and `maxWaitDurationInHalfOpenState`, in time order, each event
+    /// stamped with the instant its timer fired. Every operation taking `now` calls this
+    /// first. Time never goes backwards: an earlier `now` is ignored.
+    #[inline]
+    pub fn advance_to(&mut self, now: Millis) {
+        if now < self.now {
+            return;
+        }
+        if now >= self.timer_due {
+            self.fire_timers(now);
+        }
+        self.now = now;
+        self.window.roll_to(now);
+    }
+
+    #[cold]
+    fn fire_timers(&mut self, now: Millis) {
+        while self.timer_due <= now {
+            let at = self.timer_due;
+            self.now = at;
+            match self.state {
+                State::Open => self.enter(State::HalfOpen, at),
+                State::HalfOpen => {
+                    let to = self.config.transition_to_state_after_wait_duration;
+                    self.enter(to, at);
+                }
+                _ => {
+                    self.timer_due = Millis::MAX;
+                    break;
+                }
+            }
+        }
+    }
+
+    /// The next instant at which a timer will change the state by itself, if any.
+    pub fn next_timer(&self) -> Option<Millis> {
+        match self.state {
+            State::Open if self.config.automatic_transition_from_open_to_half_open_enabled => {
+                Some(self.open_until)
+            }
+            State::HalfOpen => self.half_open_deadline,
+            _ => None,
+        }
+    }
+
+    /// `tryAcquirePermission`: may a call be sent now? CLOSED, DISABLED and METRICS_ONLY
+    /// always say yes; FORCED_OPEN always no; OPEN no until the wait is over, then the
+    /// first request strictly after it moves the breaker to HALF_OPEN and is its first
+    /// trial; HALF_OPEN while permits are left. A refusal counts in `not_permitted` and
+    /// reports `NotPermitted`.
+    #[inline]
+    pub fn try_acquire_permission(&mut self, now: Millis) -> bool {
+        self.advance_to(now);
+        match self.state {
+            State::Closed | State::Disabled | State::MetricsOnly => true,
+            State::HalfOpen => self.acquire_trial(),
+            State::Open => {
+                if self.now > self.open_until {
+                    self.enter(State::HalfOpen, self.now);
+                    self.acquire_trial()
+                } else {
+                    self.refuse();
+                    false
+                }
+            }
+            State::ForcedOpen => {
+                self.refuse();
+                false
+            }
+        }
+    }
+
+    fn acquire_trial(&mut self) -> bool {
+        if self.permits_left > 0 {
+            self.permits_left -= 1;
+            true
+        } else {
+            self.refuse();
+            false
+        }
+    }
+
+    fn refuse(&mut self) {
+        self.not_permitted += 1;
+        if self.publishing(false) {
+            self.events
+                .push(CircuitBreakerEvent::NotPermitted { at: self.now });
+        }
+    }
+
+    /// `releasePermission`: a permitted call that was never made gives its permit back.
+    /// Only HALF_OPEN counts permits; as in Resilience4j the count is not capped, so a
+    /// release without a matching acquire adds a permit.
+    pub fn release_permission(&mut self) {
+        if self.state == State::HalfOpen {
+            self.permits_left = self.permits_left.saturating_add(1);
+        }
+    }
+
+    /// `onSuccess`: a call answered after `duration` ms, completing at `now`.
+    #[inline]
+    pub fn on_success(&mut self, now: Millis, duration: Millis) {
+        self.advance_to(now);
+        if self.publishing(false) {
+            self.events.push(CircuitBreakerEvent::Success {
+                at: self.now,
+                duration,
+            });
+        }
+        self.record(WindowCell::new(
+            false,
+            duration > self.config.slow_call_duration_threshold,
+        ));
+    }
+
+    /// `onError`: a call failed with `exception` after `duration` ms, completing at `now`.
+    /// Ignored exceptions (checked first) give the permit back; recorded ones (all, when
+    /// `recordExceptions` is empty) are failures; any other counts as a success.
+    #[inline]
+    pub fn on_error(&mut self, now: Millis, duration: Millis, exception: &str) {
+        self.advance_to(now);
+        if self.config.is_ignored(exception) {
+            self.release_permission();
+            if self.publishing(false) {
+                self.events.push(CircuitBreakerEvent::IgnoredError {
+                    at: self.now,
+                    duration,
+                    exception: exception.to_owned(),
+                });
+            }
+            return;
+        }
+        let failure = self.config.is_recorded(exception);
+        if self.publishing(false) {
+            self.events.push(if failure {
+                CircuitBreakerEvent::Error {
+                    at: self.now,
+                    duration,
+                    exception: exception.to_owned(),
+                }
+            } else {
+                CircuitBreakerEvent::Success {
+                    at: self.now,
+                    duration,
+                }
+            });
+        }
+        self.record(WindowCell::new(
+            failure,
+            duration > self.config.slow_call_duration_threshold,
+        ));
+    }
+
+    /// Records a classified outcome in the current state's window and applies the state's
+    /// rule.
+    #[inline(always)]
+    fn record(&mut self, cell: WindowCell) {
+        if self.state == State::Closed {
+            // The hot path: kept inline, everything rare is out of line.
+            let snapshot = self.window.record(self.now, cell);
+            if let Verdict::Exceeded { failure, slow } = self.verdict(snapshot) {
+                self.trip(snapshot, failure, slow);
+            }
+        } else {
+            self.record_elsewhere(cell);
+        }
+    }
+
+    #[cold]
+    fn trip(&mut self, snapshot: Snapshot, failure: bool, slow: bool) {
+        self.report_crossing(snapshot, failure, slow);
+        self.enter(State::Open, self.now);
+    }
+
+    fn record_elsewhere(&mut self, cell: WindowCell) {
+        match self.state {
+            State::Closed => self.record(cell),
+            State::Open => {
+                self.window.record(self.now, cell);
+            }
+            State::HalfOpen => {
+                let snapshot = self.window.record(self.now, cell);
+                match self.verdict(snapshot) {
+                    Verdict::BelowMinimum => {}
+                    Verdict::Below => self.enter(State::Closed, self.now),
+                    Verdict::Exceeded { .. } => self.enter(State::Open, self.now),
+                }
+            }
+            State::MetricsOnly => {
+                let snapshot = self.window.record(self.now, cell);
+                if let Verdict::Exceeded { failure, slow } = self.verdict(snapshot) {
+                    let failure = failure && !self.failure_rate_reported;
+                    let slow = slow && !self.slow_call_rate_reported;
+                    self.failure_rate_reported |= failure;
+                    self.slow_call_rate_reported |= slow;
+                    self.report_crossing(snapshot, failure, slow);
+                }
+            }
+            State::Disabled | State::ForcedOpen => {}
+        }
+    }
+
+    /// Compares the rates with their thresholds (inclusive), as Resilience4j compares its
+    /// `f32` percentages. A full COUNT_BASED window always holds the same number of calls,
+    /// so for it the comparison is done on counts: the fewest failures (slow calls) whose
+    /// percentage reaches the threshold is computed once and cached.
+    #[inline(always)]
+    fn verdict(&mut self, snapshot: Snapshot) -> Verdict {
+        if snapshot.calls == 0 || snapshot.calls < self.minimum_calls {
+            return Verdict::BelowMinimum;
+        }
+        let (failure, slow) = if snapshot.calls == self.trip_counts.calls {
+            (
+                snapshot.failed >= self.trip_counts.failed,
+                snapshot.slow >= self.trip_counts.slow,
+            )
+        } else if self.window.capacity() == Some(snapshot.calls) {
+            // A full COUNT_BASED window: the number of calls stays put from now on.
+            self.cache_trip_counts(snapshot.calls);
+            (
+                snapshot.failed >= self.trip_counts.failed,
+                snapshot.slow >= self.trip_counts.slow,
+            )
+        } else {
+            (
+                reaches(snapshot.failed, snapshot.calls, self.config.failure_rate_threshold),
+                reaches(snapshot.slow, snapshot.calls, self.config.slow_call_rate_threshold),
+            )
+        };
+        if failure || slow {
+            Verdict::Exceeded { failure, slow }
+        } else {
+            Verdict::Below
+        }
+    }
+
+    #[cold]
+    fn cache_trip_counts(&mut self, calls: u32) {
+        self.trip_counts = TripCounts::for_calls(&self.config, calls);
+    }
+
+    fn report_crossing(&mut self, snapshot: Snapshot, failure: bool, slow: bool) {
+        if !self.publishing(false) {
+            return;
+        }
+        if failure {
+            self.events.push(CircuitBreakerEvent::FailureRateExceeded {
+                at: self.now,
+                rate: snapshot.failure_rate(),
+            });
+        }
+        if slow {
+            self.events.push(CircuitBreakerEvent::SlowCallRateExceeded {
+                at: self.now,
+                rate: snapshot.slow_call_rate(),
+            });
+        }
+    }
+
+    /// Would an event be kept now? State transitions and resets (`forced`) always are;
+    /// others not while DISABLED or FORCED_OPEN.
+    #[inline]
+    fn publishing(&self, forced: bool) -> bool {
+        self.record_events && (forced || self.state.allows_publish())
+    }
+
+    /// Manual transition (`transitionToXxxState`), checked against Resilience4j's table.
+    /// A same-state transition is legal, unreported, and still replaces the state (see the
+    /// module documentation).
+    pub fn transition_to(&mut self, to: State, now: Millis) -> Result<(), IllegalStateTransition> {
+        self.advance_to(now);
+        if !self.state.can_transition_to(to) {
+            return Err(IllegalStateTransition {
+                from: self.state,
+                to,
+            });
+        }
+        self.enter(to, self.now);
+        Ok(())
+    }
+
+    /// `reset()`: back to CLOSED with a fresh window and attempt 0, from any state; reports
+    /// the transition (unless already CLOSED) and `Reset`.
+    pub fn reset(&mut self, now: Millis) {
+        self.advance_to(now);
+        self.enter(State::Closed, self.now);
+        if self.publishing(true) {
+            self.events.push(CircuitBreakerEvent::Reset { at: self.now });
+        }
+    }
+
+    /// Replaces the current state by a new one of state `to`, as Resilience4j's state
+    /// objects do, and reports the transition unless it is to the same state.
+    fn enter(&mut self, to: State, at: Millis) {
+        let from = self.state;
+        match to {
+            State::Closed | State::MetricsOnly => {
+                self.window.reset(closed_window_kind(&self.config), at);
+                self.minimum_calls = self.config.effective_minimum_number_of_calls();
+                self.attempts = 0;
+                self.not_permitted = 0;
+                self.failure_rate_reported = false;
+                self.slow_call_rate_reported = false;
+            }
+            State::Open => {
+                // The OPEN state inherits the metrics (window and not-permitted count) of
+                // the state it replaces.
+                self.attempts = self.attempts.saturating_add(1);
+                let wait = self
+                    .config
+                    .wait_in_open_state_memo(self.attempts, &mut self.wait_memo);
+                self.open_until = at.saturating_add(wait);
+            }
+            State::HalfOpen => {
+                let permitted = self.config.permitted_number_of_calls_in_half_open_state;
+                self.window.reset(WindowKind::CountBased(permitted), at);
+                self.minimum_calls = self.config.half_open_decision_calls();
+                self.not_permitted = 0;
+                self.permits_left = permitted;
+                let max_wait = self.config.max_wait_duration_in_half_open_state;
+                self.half_open_deadline = (max_wait >= 1).then(|| at.saturating_add(max_wait));
+            }
+            State::Disabled => {
+                self.window.reset(WindowKind::Empty, at);
+                self.minimum_calls = 0;
+                self.attempts = 0;
+                self.not_permitted = 0;
+            }
+            State::ForcedOpen => {
+                self.window.reset(WindowKind::Empty, at);
+                self.minimum_calls = 0;
+                self.attempts = self.attempts.saturating_add(1);
+                self.not_permitted = 0;
+            }
+        }
+        self.state = to;
+        self.entered_at = at;
+        self.timer_due = self.next_timer().unwrap_or(Millis::MAX);
+        if from != to && self.publishing(true) {
+            self.events
+                .push(CircuitBreakerEvent::StateTransition { at, from, to });
+        }
+        // A wait of 0 ms (an interval function can shrink to it) with the automatic
+        // transition: Resilience4j's timer fires at once.
+        if to == State::Open
+            && self.open_until <= at
+            && self.config.automatic_transition_from_open_to_half_open_enabled
+        {
+            self.enter(State::HalfOpen, at);
+        }
+    }
+
+    /// The metrics of the current window, as of the latest time seen.
+    pub fn metrics(&self) -> Metrics {
+        let s = self.window.snapshot();
+        let computable = s.calls > 0 && s.calls >= self.minimum_calls;
+        Metrics {
+            failure_rate: if computable { s.failure_rate() } else { -1.0 },
+            slow_call_rate: if computable { s.slow_call_rate() } else { -1.0 },
+            buffered: s.calls,
+            failed: s.failed,
+            slow: s.slow,
+            slow_failed: s.slow_failed,
+            not_permitted: self.not_permitted,
+            successful: s.successful(),
+        }
+    }
+
+    /// The raw totals of the current window.
+    pub fn snapshot(&self) -> Snapshot {
+        self.window.snapshot()
+    }
+
+    /// The outcomes in the current window, oldest first (for TIME_BASED, grouped per
+    /// second; see [`SlidingWindow::cells`]).
+    pub fn window_cells(&self) -> Vec<WindowCell> {
+        self.window.cells()
+    }
+
+    /// TIME_BASED: the window's seconds, oldest first. Empty otherwise.
+    pub fn window_buckets(&self) -> Vec<Bucket> {
+        self.window.buckets()
+    }
+
+    /// The shape of the current window (COUNT_BASED in HALF_OPEN, empty when DISABLED or
+    /// FORCED_OPEN).
+    pub fn window_kind(&self) -> WindowKind {
+        self.window.kind()
+    }
+
+    /// Outcomes the current window needs before its rates are computable.
+    pub fn minimum_number_of_calls(&self) -> u32 {
+        self.minimum_calls
+    }
+
+    /// When OPEN: the end of the wait (`opened_at + wait`).
+    pub fn open_until(&self) -> Option<Millis> {
+        (self.state == State::Open).then_some(self.open_until)
+    }
+
+    /// Milliseconds left before OPEN may become HALF_OPEN (None unless OPEN). At 0 an
+    /// automatic transition fires; without one, the next request after this instant is the
+    /// first trial.
+    pub fn open_wait_remaining(&self, now: Millis) -> Option<Millis> {
+        self.open_until()
+            .map(|until| until.saturating_sub(now.max(self.now)))
+    }
+
+    /// When HALF_OPEN: when `maxWaitDurationInHalfOpenState` runs out, if set.
+    pub fn half_open_deadline(&self) -> Option<Millis> {
+        if self.state == State::HalfOpen {
+            self.half_open_deadline
+        } else {
+            None
+        }
+    }
+
+    /// HALF_OPEN trial permits handed out so far (and not given back) / permitted
+    /// (None unless HALF_OPEN).
+    pub fn half_open_trials(&self) -> Option<(u32, u32)> {
+        (self.state == State::HalfOpen).then(|| {
+            let permitted = self.config.permitted_number_of_calls_in_half_open_state;
+            (permitted.saturating_sub(self.permits_left), permitted)
+        })
+    }
+
+    /// HALF_OPEN: permits left to hand out (None unless HALF_OPEN). Can exceed the
+    /// permitted number after releases without acquires, as in Resilience4j.
+    pub fn half_open_permits_left(&self) -> Option<u32> {
+        (self.state == State::HalfOpen).then_some(self.permits_left)
+    }
+
+    /// The attempt counter of the growing wait: 1 on the first opening, +1 for each
+    /// HALF_OPEN -> OPEN (and each manual move to OPEN or FORCED_OPEN), 0 in CLOSED,
+    /// METRICS_ONLY and DISABLED.
+    pub fn attempts(&self) -> u32 {
+        self.attempts
+    }
+
+    /// Events since the last drain, oldest first.
+    pub fn drain_events(&mut self) -> Vec<CircuitBreakerEvent> {
+        std::mem::take(&mut self.events)
+    }
+
+    /// Events not yet drained.
+    pub fn pending_events(&self) -> &[CircuitBreakerEvent] {
+        &self.events
+    }
+}
+
+fn closed_window_kind(config: &CircuitBreakerConfig) -> WindowKind {
+    match config.sliding_window_type {
+        SlidingWindowType::CountBased => WindowKind::CountBased(config.sliding_window_size),
+        SlidingWindowType::TimeBased => WindowKind::TimeBased(config.sliding_window_size),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn breaker(edit: impl FnOnce(&mut CircuitBreakerConfig)) -> CircuitBreaker {
+        let mut config = CircuitBreakerConfig {
+            sliding_window_size: 4,
+            minimum_number_of_calls: 4,
+            permitted_number_of_calls_in_half_open_state: 2,
+            wait_duration_in_open_state: 1_000,
+            ..CircuitBreakerConfig::default()
+        };
+        edit(&mut config);
+        CircuitBreaker::new(config).unwrap()
+    }
+
+    #[test]
+    fn legal_transition_table() {
+        let legal = |f: State, t: State| f.can_transition_to(t);
+        for s in State::ALL {
+            assert!(legal(s, s), "{s} -> {s}");
+            assert!(legal(s, State::MetricsOnly) || s == State::MetricsOnly);
+        }
+        assert!(!legal(State::Closed, State::HalfOpen));
+        assert!(!legal(State::MetricsOnly, State::Open));
+        assert!(!legal(State::MetricsOnly, State::HalfOpen));
+        assert!(legal(State::ForcedOpen, State::HalfOpen));
+        assert!(legal(State::Disabled, State::Open));
+    }
+
+    #[test]
+    fn four_failures_open_then_two_trials_close() {
+        let mut cb = breaker(|_| {});
+        for t in 0..4 {
+            assert!(cb.try_acquire_permission(t));
+            cb.on_error(t, 10, "IOException");
+        }
+        assert_eq!(cb.state(), State::Open);
+        assert_eq!(cb.metrics().failure_rate, 100.0);
+        assert!(!cb.try_acquire_permission(1_003)); // opened at 3, wait ends at 1003
+        assert!(cb.try_acquire_permission(1_004));
+        assert_eq!(cb.state(), State::HalfOpen);
+        cb.on_success(1_010, 5);
+        assert!(cb.try_acquire_permission(1_010));
+        assert!(!cb.try_acquire_permission(1_010));
+        cb.on_success(1_020, 5);
+        assert_eq!(cb.state(), State::Closed);
+        assert_eq!(cb.attempts(), 0);
+    }
+}

@@ -1,0 +1,435 @@
+//! The sliding windows a breaker measures with, and their totals ([`Snapshot`]).
+//!
+//! - COUNT_BASED (`FixedSizeSlidingWindowMetrics` in Resilience4j): a ring of the last N
+//!   outcomes. Recording one when the ring is full pushes the oldest out.
+//! - TIME_BASED (`SlidingTimeWindowMetrics`): N one-second buckets, each stamped with the
+//!   whole epoch second it covers. An outcome goes into the bucket of the second in which
+//!   it completes; when time reaches a new second the window moves, and every bucket older
+//!   than N seconds leaves at once, with all its outcomes.
+//!
+//! Both keep running totals, so recording is O(1) and never allocates; moving a time window
+//! by k seconds costs min(k, N) bucket resets.
+
+use serde::Serialize;
+
+use crate::Millis;
+
+/// One recorded outcome, as the window stores it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[repr(u8)]
+pub enum WindowCell {
+    Success = 0,
+    Failure = 1,
+    SlowSuccess = 2,
+    SlowFailure = 3,
+}
+
+impl WindowCell {
+    /// The cell for an outcome: a failure or not, slow or not.
+    #[inline]
+    pub fn new(failure: bool, slow: bool) -> Self {
+        match (failure, slow) {
+            (false, false) => WindowCell::Success,
+            (true, false) => WindowCell::Failure,
+            (false, true) => WindowCell::SlowSuccess,
+            (true, true) => WindowCell::SlowFailure,
+        }
+    }
+
+    #[inline]
+    pub fn is_failure(self) -> bool {
+        (self as u8) & 1 != 0
+    }
+
+    #[inline]
+    pub fn is_slow(self) -> bool {
+        (self as u8) & 2 != 0
+    }
+}
+
+/// The totals of a window (Resilience4j's `Snapshot`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Snapshot {
+    /// Recorded outcomes ("buffered calls").
+    pub calls: u32,
+    /// Failures, slow or not.
+    pub failed: u32,
+    /// Slow calls, successful or not.
+    pub slow: u32,
+    /// Calls both slow and failed (counted in `failed` and in `slow`).
+    pub slow_failed: u32,
+}
+
+impl Snapshot {
+    #[inline]
+    pub fn successful(&self) -> u32 {
+        self.calls - self.failed
+    }
+
+    #[inline]
+    pub fn slow_successful(&self) -> u32 {
+        self.slow - self.slow_failed
+    }
+
+    /// Failures in percent of the calls, computed in `f32` as Resilience4j does
+    /// (`failed * 100.0f / calls`); 0 for an empty window.
+    #[inline]
+    pub fn failure_rate(&self) -> f32 {
+        percent(self.failed, self.calls)
+    }
+
+    /// Slow calls in percent of the calls; 0 for an empty window.
+    #[inline]
+    pub fn slow_call_rate(&self) -> f32 {
+        percent(self.slow, self.calls)
+    }
+}
+
+/// Running totals packed in one integer, four 32-bit lanes (calls, failed, slow,
+/// slow_failed), so that recording an outcome is a single wide addition and the totals are
+/// always read and written whole (no partial-register or store-forwarding stalls).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+struct Packed(u128);
+
+impl Packed {
+    /// What one outcome adds to each lane.
+    const DELTA: [u128; 4] = [
+        1,                                    // Success
+        1 | 1 << 32,                          // Failure
+        1 | 1 << 64,                          // SlowSuccess
+        1 | 1 << 32 | 1 << 64 | 1 << 96,      // SlowFailure
+    ];
+
+    #[inline(always)]
+    fn add(&mut self, cell: WindowCell) {
+        self.0 = self.0.wrapping_add(Self::DELTA[cell as usize]);
+    }
+
+    #[inline(always)]
+    fn remove(&mut self, cell: WindowCell) {
+        self.0 = self.0.wrapping_sub(Self::DELTA[cell as usize]);
+    }
+
+    #[inline(always)]
+    fn remove_all(&mut self, other: Packed) {
+        self.0 = self.0.wrapping_sub(other.0);
+    }
+
+    #[inline(always)]
+    fn calls(self) -> u32 {
+        self.0 as u32
+    }
+
+    #[inline(always)]
+    fn snapshot(self) -> Snapshot {
+        Snapshot {
+            calls: self.0 as u32,
+            failed: (self.0 >> 32) as u32,
+            slow: (self.0 >> 64) as u32,
+            slow_failed: (self.0 >> 96) as u32,
+        }
+    }
+}
+
+/// `part` in percent of `whole`, as Resilience4j's `SnapshotImpl` computes it:
+/// `part * 100.0f / whole` in `f32`; 0 when `whole` is 0.
+#[inline]
+pub fn percent(part: u32, whole: u32) -> f32 {
+    if whole == 0 {
+        0.0
+    } else {
+        part as f32 * 100.0 / whole as f32
+    }
+}
+
+/// One second of a TIME_BASED window.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Bucket {
+    /// The whole second (virtual milliseconds / 1000) this bucket covers.
+    pub epoch_second: u64,
+    pub totals: Snapshot,
+}
+
+/// The shape of a window.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum WindowKind {
+    /// The last N outcomes.
+    CountBased(u32),
+    /// The last N whole seconds.
+    TimeBased(u32),
+    /// No window at all (DISABLED and FORCED_OPEN record nothing).
+    Empty,
+}
+
+/// One second of a TIME_BASED window, as stored.
+#[derive(Debug, Clone, Copy, Default)]
+struct Slot {
+    epoch_second: u64,
+    totals: Packed,
+}
+
+/// A COUNT_BASED or TIME_BASED sliding window with running totals.
+#[derive(Debug, Clone)]
+pub struct SlidingWindow {
+    kind: WindowKind,
+    total: Packed,
+    /// COUNT_BASED ring; `next` is where the next outcome goes.
+    cells: Vec<WindowCell>,
+    next: usize,
+    /// TIME_BASED ring; `head` is the bucket of the latest second.
+    buckets: Vec<Slot>,
+    head: usize,
+    /// TIME_BASED: the first instant of the next second (the window must move when `now`
+    /// reaches it); `Millis::MAX` for other windows.
+    roll_at: Millis,
+}
+
+impl SlidingWindow {
+    /// A window of the given shape, its time buckets starting at `now`.
+    pub fn new(kind: WindowKind, now: Millis) -> Self {
+        let mut window = SlidingWindow {
+            kind: WindowKind::Empty,
+            total: Packed::default(),
+            cells: Vec::new(),
+            next: 0,
+            buckets: Vec::new(),
+            head: 0,
+            roll_at: Millis::MAX,
+        };
+        window.reset(kind, now);
+        window
+    }
+
+    /// Empties the window and gives it a new shape, reusing its memory.
+    pub fn reset(&mut self, kind: WindowKind, now: Millis) {
+        self.kind = kind;
+        self.total = Packed::default();
+        self.next = 0;
+        self.head = 0;
+        self.cells.clear();
+        self.buckets.clear();
+        self.roll_at = Millis::MAX;
+        match kind {
+            WindowKind::CountBased(size) => {
+                self.cells.resize(size.max(1) as usize, WindowCell::Success);
+            }
+            WindowKind::TimeBased(seconds) => {
+                // As in Resilience4j, bucket i starts stamped with the current second + i;
+                // only the head (the current second) matters until the window moves.
+                let second = now / 1000;
+                self.buckets.extend((0..seconds.max(1) as u64).map(|i| Slot {
+                    epoch_second: second + i,
+                    totals: Packed::default(),
+                }));
+                self.roll_at = next_second(second);
+            }
+            WindowKind::Empty => {}
+        }
+    }
+
+    pub fn kind(&self) -> WindowKind {
+        self.kind
+    }
+
+    /// The most outcomes a COUNT_BASED window can hold (`None` for TIME_BASED, which is
+    /// bounded by time, not count; `Some(0)` for an empty window).
+    pub fn capacity(&self) -> Option<u32> {
+        match self.kind {
+            WindowKind::CountBased(size) => Some(size),
+            WindowKind::TimeBased(_) => None,
+            WindowKind::Empty => Some(0),
+        }
+    }
+
+    /// The current totals (as of the last `record` / `roll_to`).
+    #[inline]
+    pub fn snapshot(&self) -> Snapshot {
+        self.total.snapshot()
+    }
+
+    /// Records one outcome completed at `now` and returns the new totals. An empty window
+    /// ignores it.
+    #[inline(always)]
+    pub fn record(&mut self, now: Millis, cell: WindowCell) -> Snapshot {
+        match self.kind {
+            WindowKind::CountBased(_) => {
+                let size = self.cells.len();
+                if self.total.calls() as usize == size {
+                    let oldest = self.cells[self.next];
+                    self.total.remove(oldest);
+                }
+                self.cells[self.next] = cell;
+                self.total.add(cell);
+                self.next += 1;
+                if self.next == size {
+                    self.next = 0;
+                }
+            }
+            WindowKind::TimeBased(_) => {
+                self.roll_to(now);
+                self.buckets[self.head].totals.add(cell);
+                self.total.add(cell);
+            }
+            WindowKind::Empty => {}
+        }
+        self.total.snapshot()
+    }
+
+    /// Moves a TIME_BASED window to the second containing `now`, dropping every bucket that
+    /// is now older than the window. Earlier times are ignored; other windows do not move.
+    #[inline(always)]
+    pub fn roll_to(&mut self, now: Millis) {
+        if now >= self.roll_at {
+            self.roll_slow(now);
+        }
+    }
+
+    #[cold]
+    fn roll_slow(&mut self, now: Millis) {
+        let second = now / 1000;
+        let head_second = self.buckets[self.head].epoch_second;
+        if second <= head_second {
+            return;
+        }
+        let elapsed = second - head_second;
+        self.roll_at = next_second(second);
+        let n = self.buckets.len();
+        let steps = elapsed.min(n as u64);
+        for remaining in (0..steps).rev() {
+            self.head += 1;
+            if self.head == n {
+                self.head = 0;
+            }
+            let bucket = &mut self.buckets[self.head];
+            self.total.remove_all(bucket.totals);
+            *bucket = Slot {
+                epoch_second: second - remaining,
+                totals: Packed::default(),
+            };
+        }
+    }
+
+    /// The outcomes in the window, oldest first. For TIME_BASED the order inside one second
+    /// is not kept: each second lists its successes, slow successes, failures, then slow
+    /// failures.
+    pub fn cells(&self) -> Vec<WindowCell> {
+        match self.kind {
+            WindowKind::CountBased(_) => {
+                let calls = self.total.calls() as usize;
+                if calls < self.cells.len() {
+                    self.cells[..calls].to_vec()
+                } else {
+                    let mut out = Vec::with_capacity(calls);
+                    out.extend_from_slice(&self.cells[self.next..]);
+                    out.extend_from_slice(&self.cells[..self.next]);
+                    out
+                }
+            }
+            WindowKind::TimeBased(_) => {
+                let mut out = Vec::with_capacity(self.total.calls() as usize);
+                for bucket in self.buckets() {
+                    let t = bucket.totals;
+                    let fast_failed = t.failed - t.slow_failed;
+                    let fast_ok = t.calls - t.failed - t.slow_successful();
+                    out.extend(std::iter::repeat_n(WindowCell::Success, fast_ok as usize));
+                    out.extend(std::iter::repeat_n(
+                        WindowCell::SlowSuccess,
+                        t.slow_successful() as usize,
+                    ));
+                    out.extend(std::iter::repeat_n(WindowCell::Failure, fast_failed as usize));
+                    out.extend(std::iter::repeat_n(
+                        WindowCell::SlowFailure,
+                        t.slow_failed as usize,
+                    ));
+                }
+                out
+            }
+            WindowKind::Empty => Vec::new(),
+        }
+    }
+
+    /// TIME_BASED: the window's seconds, oldest first, one bucket per second (empty seconds
+    /// included, seconds before 0 left out). Empty for other windows.
+    pub fn buckets(&self) -> Vec<Bucket> {
+        let WindowKind::TimeBased(_) = self.kind else {
+            return Vec::new();
+        };
+        let n = self.buckets.len() as u64;
+        let head_second = self.buckets[self.head].epoch_second;
+        let first = (head_second + 1).saturating_sub(n);
+        (first..=head_second)
+            .map(|second| {
+                let back = (head_second - second) as usize;
+                let index = (self.head + self.buckets.len() - back) % self.buckets.len();
+                let slot = self.buckets[index];
+                if slot.epoch_second == second {
+                    Bucket {
+                        epoch_second: second,
+                        totals: slot.totals.snapshot(),
+                    }
+                } else {
+                    Bucket {
+                        epoch_second: second,
+                        totals: Snapshot::default(),
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// The first millisecond of the second after `second`.
+fn next_second(second: u64) -> Millis {
+    second.saturating_add(1).saturating_mul(1000)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use WindowCell::*;
+
+    #[test]
+    fn count_based_keeps_the_last_n_outcomes() {
+        let mut w = SlidingWindow::new(WindowKind::CountBased(3), 0);
+        w.record(0, Failure);
+        w.record(0, Success);
+        assert_eq!(w.cells(), [Failure, Success]);
+        w.record(0, SlowFailure);
+        w.record(0, SlowSuccess);
+        assert_eq!(w.cells(), [Success, SlowFailure, SlowSuccess]);
+        let s = w.snapshot();
+        assert_eq!((s.calls, s.failed, s.slow, s.slow_failed), (3, 1, 2, 1));
+    }
+
+    /// Resilience4j's SlidingTimeWindowMetricsTest.shouldClearSlidingTimeWindowMetrics,
+    /// with the mock clock's 12:00:00.000 as virtual time 0.
+    #[test]
+    fn time_based_drops_whole_seconds() {
+        let mut w = SlidingWindow::new(WindowKind::TimeBased(5), 0);
+        w.record(0, Failure);
+        w.record(100, Success);
+        assert_eq!(w.record(800, SlowFailure).calls, 3);
+        w.roll_to(4_800);
+        assert_eq!(w.snapshot().calls, 3);
+        w.roll_to(5_800);
+        assert_eq!(w.snapshot(), Snapshot::default());
+        assert_eq!(w.record(5_900, Success).calls, 1);
+        assert_eq!(w.record(10_900, Success).calls, 1);
+    }
+
+    #[test]
+    fn time_based_buckets_are_listed_per_second() {
+        let mut w = SlidingWindow::new(WindowKind::TimeBased(3), 0);
+        w.record(500, Failure);
+        w.record(2_100, Success);
+        let b = w.buckets();
+        assert_eq!(b.len(), 3);
+        assert_eq!(b[0].epoch_second, 0);
+        assert_eq!(b[0].totals.failed, 1);
+        assert_eq!(b[1].totals.calls, 0);
+        assert_eq!(b[2].totals.calls, 1);
+        assert_eq!(w.cells(), [Failure, Success]);
+    }
+}

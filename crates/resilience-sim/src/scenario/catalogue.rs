@@ -1,0 +1,121 @@
+//! The numbered demos of the course, as data. One source of truth: the page's list, the
+//! CLI's `demo N` and the tests all read this table.
+
+use super::Scenario;
+use crate::model::tick::{Behaviour, Protection, TickConfig};
+
+/// One numbered demo: what the course list shows about it and how it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DemoInfo {
+    /// The number learners and teachers use to refer to it (`?demo=N`).
+    pub number: u32,
+    pub title: &'static str,
+    /// The starting setup in a few words.
+    pub setup: &'static str,
+    /// What the learner should see, in a sentence.
+    pub watch: &'static str,
+    /// How recommendations behaves at t = 0.
+    pub behaviour: Behaviour,
+    /// The protection at t = 0.
+    pub protection: Protection,
+    /// Ticks the demo runs for before its lesson is complete.
+    pub ticks: u32,
+}
+
+impl DemoInfo {
+    /// The demo as a scenario (the same data the files in assets/scenarios/ hold).
+    pub fn scenario(&self) -> Scenario {
+        Scenario::tick(
+            format!("Demo {}: {}", self.number, self.title),
+            self.watch,
+            self.ticks,
+            TickConfig::new(self.behaviour, self.protection),
+        )
+    }
+}
+
+/// Demos 1-7: the tick model of ../shared/spec/01-tick-model.md.
+pub const DEMOS: [DemoInfo; 7] = [
+    DemoInfo {
+        number: 1,
+        title: "Errors trip the breaker",
+        setup: "recommendations failing, circuit breaker",
+        watch: "The window fills with failures and the breaker opens at t = 3; refused calls take no thread and no time.",
+        behaviour: Behaviour::Failing,
+        protection: Protection::CircuitBreaker,
+        ticks: 6,
+    },
+    DemoInfo {
+        number: 2,
+        title: "Half-open: it is back",
+        setup: "recommendations recovering from t = 6, circuit breaker",
+        watch: "At t = 6 the breaker lets two trial calls through; they succeed and the breaker closes.",
+        behaviour: Behaviour::Recovering { healthy_from: 6 },
+        protection: Protection::CircuitBreaker,
+        ticks: 8,
+    },
+    DemoInfo {
+        number: 3,
+        title: "Half-open: still broken",
+        setup: "recommendations failing, circuit breaker",
+        watch: "The trial calls at t = 6 fail, the breaker opens again at t = 7 and waits until t = 10.",
+        behaviour: Behaviour::Failing,
+        protection: Protection::CircuitBreaker,
+        ticks: 10,
+    },
+    DemoInfo {
+        number: 4,
+        title: "Slow service, no protection",
+        setup: "recommendations slow, no protection",
+        watch: "Recommendations takes all 6 threads and the healthy payment service fails from t = 3.",
+        behaviour: Behaviour::Slow,
+        protection: Protection::None,
+        ticks: 6,
+    },
+    DemoInfo {
+        number: 5,
+        title: "Slow service, circuit breaker",
+        setup: "recommendations slow, circuit breaker",
+        watch: "Payment fails at t = 3 and t = 4, then the breaker opens and the threads drain.",
+        behaviour: Behaviour::Slow,
+        protection: Protection::CircuitBreaker,
+        ticks: 6,
+    },
+    DemoInfo {
+        number: 6,
+        title: "Bulkhead",
+        setup: "recommendations slow, bulkhead",
+        watch: "Recommendations never holds more than 3 threads and payment never fails.",
+        behaviour: Behaviour::Slow,
+        protection: Protection::Bulkhead,
+        ticks: 6,
+    },
+    DemoInfo {
+        number: 7,
+        title: "Breaker and bulkhead together",
+        setup: "recommendations slow, breaker + bulkhead",
+        watch: "The bulkhead limits the damage at once; the breaker then stops the waste.",
+        behaviour: Behaviour::Slow,
+        protection: Protection::BreakerAndBulkhead,
+        ticks: 6,
+    },
+];
+
+/// The demo with this number, if there is one.
+pub fn demo(number: u32) -> Option<&'static DemoInfo> {
+    DEMOS.iter().find(|d| d.number == number)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demos_are_numbered_one_to_seven_in_order() {
+        let numbers: Vec<u32> = DEMOS.iter().map(|d| d.number).collect();
+        assert_eq!(numbers, vec![1, 2, 3, 4, 5, 6, 7]);
+        assert_eq!(demo(4).map(|d| d.title), Some("Slow service, no protection"));
+        assert!(demo(0).is_none());
+        assert!(demo(8).is_none());
+    }
+}

@@ -1,0 +1,268 @@
+//! # Scenario files
+//!
+//! A scenario describes one run: the model and its world, the policies with their
+//! Resilience4j settings (camelCase names, durations as `"3s"` or plain milliseconds), and
+//! a script of changes over time. It is the format the CLI's `run FILE` reads, the numbered
+//! demos are written in, and a course author hands to a learner. TOML and JSON carry the same
+//! structure; docs/scenarios.md documents every field with examples.
+//!
+//! Parsing never panics: a bad file gives one line saying what is wrong and where.
+
+pub mod breaker_script;
+pub mod catalogue;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+use crate::model::tick::{Behaviour, Protection, TickConfig, TickEvent, TickModel};
+
+/// Default and upper bound of a run's length, so a typo cannot ask for a billion ticks.
+pub const DEFAULT_TICKS: u32 = 6;
+pub const MAX_TICKS: u32 = 100_000;
+
+/// Which model a scenario runs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ModelKind {
+    /// The tick model of an API with a thread pool (../shared/spec/01-tick-model.md).
+    #[default]
+    Tick,
+}
+
+/// A change that takes effect at the start of tick `at` (before that tick's completions).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ScriptedChange {
+    pub at: u32,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub behaviour: Option<Behaviour>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub protection: Option<Protection>,
+}
+
+/// One run of a model, as written in a scenario file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct Scenario {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub description: String,
+    #[serde(default)]
+    pub model: ModelKind,
+    /// How many ticks a run covers unless the caller asks for another number.
+    #[serde(default = "default_ticks")]
+    pub ticks: u32,
+    /// Seed of the run's randomness (the tick model itself draws none).
+    #[serde(default)]
+    pub seed: u64,
+    /// The tick model's world, behaviour, protection and policy settings.
+    pub tick: TickConfig,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub script: Vec<ScriptedChange>,
+}
+
+fn default_ticks() -> u32 {
+    DEFAULT_TICKS
+}
+
+/// The file formats a scenario can be written in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Json,
+    #[cfg(feature = "cli")]
+    Toml,
+}
+
+impl Format {
+    /// Picks the format from the file name (`.json`, `.toml`), else from the text: a
+    /// document starting with `{` is JSON, anything else TOML (where TOML is built in).
+    pub fn detect(path: &str, text: &str) -> Format {
+        let path = path.to_ascii_lowercase();
+        if path.ends_with(".json") {
+            return Format::Json;
+        }
+        #[cfg(feature = "cli")]
+        if path.ends_with(".toml") || !text.trim_start().starts_with('{') {
+            return Format::Toml;
+        }
+        let _ = text;
+        Format::Json
+    }
+}
+
+impl Scenario {
+    /// A tick-model scenario without a script.
+    pub fn tick(name: impl Into<String>, description: impl Into<String>, ticks: u32, tick: TickConfig) -> Self {
+        Self {
+            name: name.into(),
+            description: description.into(),
+            model: ModelKind::Tick,
+            ticks,
+            seed: 0,
+            tick,
+            script: Vec::new(),
+        }
+    }
+
+    /// Parses and validates a scenario.
+    pub fn parse(text: &str, format: Format) -> Result<Self, String> {
+        let scenario: Scenario = match format {
+            Format::Json => serde_json::from_str(text).map_err(|e| e.to_string())?,
+            #[cfg(feature = "cli")]
+            Format::Toml => toml::from_str(text).map_err(|e| one_line(&e.to_string()))?,
+        };
+        scenario.validate().map_err(|e| e.to_string())?;
+        Ok(scenario)
+    }
+
+    /// Writes the scenario back out; `parse` of the result gives the same scenario.
+    pub fn save(&self, format: Format) -> Result<String, String> {
+        match format {
+            Format::Json => serde_json::to_string_pretty(self).map_err(|e| e.to_string()),
+            #[cfg(feature = "cli")]
+            Format::Toml => toml::to_string(self).map_err(|e| e.to_string()),
+        }
+    }
+
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if self.ticks == 0 || self.ticks > MAX_TICKS {
+            return Err(ConfigError::new(
+                "ticks",
+                format!("must be between 1 and {MAX_TICKS} (got {})", self.ticks),
+            ));
+        }
+        self.tick.validate()?;
+        for change in &self.script {
+            if change.at == 0 {
+                return Err(ConfigError::new(
+                    "script.at",
+                    "must be 1 or later (t = 0 is the starting setup)",
+                ));
+            }
+            if change.behaviour.is_none() && change.protection.is_none() {
+                return Err(ConfigError::new(
+                    "script",
+                    format!("the change at t = {} changes nothing (give behaviour or protection)", change.at),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Runs the scenario for `ticks` ticks (its own length by default) and records a trace.
+    pub fn run(&self, ticks: Option<u32>) -> Result<Trace, ConfigError> {
+        self.validate()?;
+        let ticks = ticks.unwrap_or(self.ticks);
+        if ticks == 0 || ticks > MAX_TICKS {
+            return Err(ConfigError::new(
+                "ticks",
+                format!("must be between 1 and {MAX_TICKS} (got {ticks})"),
+            ));
+        }
+        let mut run = ScenarioRun::new(self)?;
+        let records = (0..ticks).map(|_| run.step()).collect();
+        Ok(Trace {
+            scenario: self.name.clone(),
+            ticks: records,
+        })
+    }
+}
+
+/// A scenario being played tick by tick: the model plus the script still to come.
+#[derive(Debug, Clone)]
+pub struct ScenarioRun {
+    model: TickModel,
+    script: Vec<ScriptedChange>,
+}
+
+impl ScenarioRun {
+    pub fn new(scenario: &Scenario) -> Result<Self, ConfigError> {
+        Ok(Self {
+            model: TickModel::new(scenario.tick.clone())?,
+            script: scenario.script.clone(),
+        })
+    }
+
+    pub fn model(&self) -> &TickModel {
+        &self.model
+    }
+
+    /// Plays the next tick, applying the script's changes for it first.
+    pub fn step(&mut self) -> TickRecord {
+        let t = self.model.tick() + 1;
+        for change in self.script.iter().filter(|c| c.at == t) {
+            if let Some(b) = change.behaviour {
+                self.model.set_behaviour(b);
+            }
+            if let Some(p) = change.protection {
+                self.model.set_protection(p);
+            }
+        }
+        self.model.step();
+        TickRecord::of(&self.model)
+    }
+}
+
+/// Threads held by each dependency after a tick.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct ThreadCounts {
+    pub recommendations: u32,
+    pub payment: u32,
+}
+
+/// One tick of a trace, as the CLI prints it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct TickRecord {
+    pub t: u32,
+    pub threads: ThreadCounts,
+    /// The breaker's state after the tick; `None` (null) without a breaker.
+    pub breaker: Option<&'static str>,
+    pub payment_failures: u32,
+    pub fallbacks_served: u32,
+    pub refused_by_breaker: u32,
+    pub refused_by_bulkhead: u32,
+    pub refused_no_thread: u32,
+    /// The tick's events in plain words.
+    pub events: Vec<String>,
+    #[serde(skip)]
+    pub typed_events: Vec<TickEvent>,
+}
+
+impl TickRecord {
+    fn of(model: &TickModel) -> Self {
+        use crate::model::tick::Dependency;
+        let tally = model.tally();
+        Self {
+            t: model.tick(),
+            threads: ThreadCounts {
+                recommendations: model.threads_held_by(Dependency::Recommendations),
+                payment: model.threads_held_by(Dependency::Payment),
+            },
+            breaker: model.breaker().map(|b| b.state().as_str()),
+            payment_failures: tally.payment_failures,
+            fallbacks_served: tally.fallbacks_served,
+            refused_by_breaker: tally.refused_by_breaker,
+            refused_by_bulkhead: tally.refused_by_bulkhead,
+            refused_no_thread: tally.refused_no_thread,
+            events: model.last_events().iter().map(TickEvent::narrate).collect(),
+            typed_events: model.last_events().to_vec(),
+        }
+    }
+}
+
+/// A whole run: `{"scenario": ..., "ticks": [...]}`.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Trace {
+    pub scenario: String,
+    pub ticks: Vec<TickRecord>,
+}
+
+#[cfg(feature = "cli")]
+fn one_line(message: &str) -> String {
+    message
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '|' || c == '^' || c == ' '))
+        .collect::<Vec<_>>()
+        .join(" ")
+}

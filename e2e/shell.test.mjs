@@ -1,0 +1,37 @@
+// End-to-end: the built bundle loads in Chromium, renders the course shell, reacts to a
+// click and a keyboard press, and logs no errors or failed requests.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, openPage, screenshot } from './support.mjs';
+
+let browser;
+before(async () => { browser = await launchBrowser(); });
+after(async () => { await browser?.close(); });
+
+for (const [name, viewport] of [
+  ['desktop', { width: 1280, height: 800 }],
+  ['phone', { width: 390, height: 844 }],
+]) {
+  test(`course shell renders on ${name} without console errors`, async () => {
+    const { page, problems } = await openPage(browser, viewport);
+    const links = page.getByTestId('demo-link');
+    await links.first().waitFor();
+    assert.equal(await links.count(), 7, 'the list shows Demos 1-7');
+    assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 1: /);
+
+    await links.nth(3).click();
+    assert.equal(
+      await page.getByTestId('demo-heading').textContent(),
+      'Demo 4: Slow service, no protection',
+    );
+
+    // Keyboard: Tab reaches a demo button and Enter opens it.
+    await links.nth(5).focus();
+    await page.keyboard.press('Enter');
+    assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 6: /);
+
+    await screenshot(page, `shell-${name}`);
+    assert.deepEqual(problems, [], 'no console errors or failed requests');
+    await page.close();
+  });
+}
