@@ -1,9 +1,14 @@
 //! Resilience Playground: the Leptos shell around the `resilience-sim` engine.
 //!
 //! The shell only renders engine state and dispatches the learner's intents; it never
-//! decides a simulation outcome.
+//! decides a simulation outcome. Plain logic (URL state, the settings form) lives in
+//! modules without any Leptos so it is tested natively.
 
 pub mod app;
+pub mod course;
+pub mod settings_form;
+pub mod url_state;
+pub mod views;
 
 /// Mounts the playground on the page's `<body>`.
 pub fn mount() {

@@ -2,3 +2,5 @@
 //! the caller asks, by a tick or a step of virtual time.
 
 pub mod tick;
+pub mod amplification;
+pub mod jitter;

@@ -10,6 +10,7 @@
 
 pub mod breaker_script;
 pub mod catalogue;
+pub mod session;
 
 use serde::{Deserialize, Serialize};
 
@@ -185,6 +186,23 @@ impl ScenarioRun {
 
     pub fn model(&self) -> &TickModel {
         &self.model
+    }
+
+    /// Adds a change to the script still to come (after the scenario's own for that tick).
+    pub fn schedule(&mut self, change: ScriptedChange) {
+        self.script.push(change);
+    }
+
+    /// The behaviour and protection the next tick will use, scheduled changes included.
+    pub fn next_selects(&self) -> (Behaviour, Protection) {
+        let config = self.model.config();
+        let next = self.model.tick() + 1;
+        self.script
+            .iter()
+            .filter(|c| c.at == next)
+            .fold((config.behaviour, config.protection), |(b, p), c| {
+                (c.behaviour.unwrap_or(b), c.protection.unwrap_or(p))
+            })
     }
 
     /// Plays the next tick, applying the script's changes for it first.

@@ -892,6 +892,31 @@ mod tests {
         assert!(legal(State::Disabled, State::Open));
     }
 
+    /// The count-based shortcuts agree with Resilience4j's `f32` comparison everywhere.
+    #[test]
+    fn threshold_shortcuts_match_the_f32_comparison() {
+        let thresholds = [
+            0.1f32, 1.0, 10.0, 12.5, 20.0, 25.0, 33.0, 33.333_332, 33.333_336, 40.0, 50.0,
+            60.0, 66.666_66, 66.666_67, 70.0, 75.0, 80.0, 90.0, 99.0, 99.99, 100.0,
+        ];
+        for &threshold in &thresholds {
+            for n in 1..=400u32 {
+                let fewest = fewest_reaching(threshold, n);
+                for k in 0..=n {
+                    let exact = window::percent(k, n) >= threshold;
+                    assert_eq!(reaches(k, n, threshold), exact, "{k}/{n} vs {threshold}");
+                    assert_eq!(k >= fewest, exact, "{k}/{n} vs {threshold}");
+                }
+            }
+            for n in [1_000_000u32, 16_777_217, 3_000_000_000] {
+                for k in [0, 1, n / 3, n / 2, n - 1, n] {
+                    let exact = window::percent(k, n) >= threshold;
+                    assert_eq!(reaches(k, n, threshold), exact, "{k}/{n} vs {threshold}");
+                }
+            }
+        }
+    }
+
     #[test]
     fn four_failures_open_then_two_trials_close() {
         let mut cb = breaker(|_| {});

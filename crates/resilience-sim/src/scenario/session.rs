@@ -1,0 +1,181 @@
+//! A learner's session with a tick scenario: play, step back, reset, change a select
+//! mid-run, edit settings. The model is deterministic, so stepping back is a replay of the
+//! scenario and the learner's changes up to the earlier tick.
+//!
+//! The page holds one of these in a signal and calls a method per intent (the todomvc
+//! shape): it never decides an outcome itself.
+
+use super::{Scenario, ScenarioRun, ScriptedChange, MAX_TICKS};
+use crate::error::ConfigError;
+use crate::model::tick::{Behaviour, Protection, TickConfig, TickModel};
+use crate::policy::bulkhead::BulkheadConfig;
+use crate::policy::circuit_breaker::CircuitBreakerConfig;
+
+#[derive(Debug, Clone)]
+pub struct TickSession {
+    /// The demo as it was opened (settings and selects at t = 0, its own script).
+    original: Scenario,
+    /// What is being played: `original` with the learner's settings.
+    scenario: Scenario,
+    /// The learner's select changes, each with the tick it takes effect at.
+    changes: Vec<ScriptedChange>,
+    run: ScenarioRun,
+}
+
+impl TickSession {
+    pub fn new(scenario: Scenario) -> Result<Self, ConfigError> {
+        scenario.validate()?;
+        let run = ScenarioRun::new(&scenario)?;
+        Ok(Self {
+            original: scenario.clone(),
+            scenario,
+            changes: Vec::new(),
+            run,
+        })
+    }
+
+    /// The last tick played (0 at the start).
+    pub fn tick(&self) -> u32 {
+        self.run.model().tick()
+    }
+
+    pub fn model(&self) -> &TickModel {
+        self.run.model()
+    }
+
+    /// The scenario being played (with the learner's settings).
+    pub fn scenario(&self) -> &Scenario {
+        &self.scenario
+    }
+
+    /// The scenario the session was opened with.
+    pub fn original(&self) -> &Scenario {
+        &self.original
+    }
+
+    /// The learner's select changes so far, in the order they take effect.
+    pub fn changes(&self) -> &[ScriptedChange] {
+        &self.changes
+    }
+
+    /// True once the demo's own length has been played.
+    pub fn finished(&self) -> bool {
+        self.tick() >= self.scenario.ticks
+    }
+
+    /// Plays the next tick (no-op at [`MAX_TICKS`]).
+    pub fn next_tick(&mut self) {
+        if self.tick() < MAX_TICKS {
+            self.run.step();
+        }
+    }
+
+    /// Replays up to tick `t` (clamped to [`MAX_TICKS`]).
+    pub fn go_to(&mut self, t: u32) {
+        let t = t.min(MAX_TICKS);
+        if t < self.tick() {
+            self.restart();
+        }
+        while self.tick() < t {
+            self.run.step();
+        }
+    }
+
+    /// Goes back one tick by replaying to t - 1.
+    pub fn step_back(&mut self) {
+        let t = self.tick().saturating_sub(1);
+        self.go_to(t);
+    }
+
+    /// Back to t = 0 with the same settings; the learner's changes are forgotten.
+    pub fn reset(&mut self) {
+        self.changes.clear();
+        self.restart();
+    }
+
+    /// Replaces the learner's changes (e.g. from a link) and replays to tick `t`.
+    pub fn restore(&mut self, mut changes: Vec<ScriptedChange>, t: u32) {
+        changes.sort_by_key(|c| c.at);
+        self.changes = changes;
+        self.restart();
+        self.go_to(t);
+    }
+
+    /// Changes recommendations' behaviour from the next tick on.
+    pub fn set_behaviour(&mut self, behaviour: Behaviour) {
+        self.change(ScriptedChange {
+            at: self.tick() + 1,
+            behaviour: Some(behaviour),
+            protection: None,
+        });
+    }
+
+    /// Changes the protection from the next tick on.
+    pub fn set_protection(&mut self, protection: Protection) {
+        self.change(ScriptedChange {
+            at: self.tick() + 1,
+            behaviour: None,
+            protection: Some(protection),
+        });
+    }
+
+    /// The behaviour and protection the next tick will use.
+    pub fn selects(&self) -> (Behaviour, Protection) {
+        self.run.next_selects()
+    }
+
+    /// Applies new breaker and bulkhead settings and restarts at t = 0 with the current
+    /// selects. Invalid settings are refused and leave the session as it was.
+    pub fn apply_settings(
+        &mut self,
+        circuit_breaker: CircuitBreakerConfig,
+        bulkhead: BulkheadConfig,
+    ) -> Result<(), ConfigError> {
+        let (behaviour, protection) = self.selects();
+        let mut scenario = self.scenario.clone();
+        scenario.tick = TickConfig {
+            circuit_breaker,
+            bulkhead,
+            behaviour,
+            protection,
+            ..scenario.tick
+        };
+        scenario.script.clear();
+        let run = ScenarioRun::new(&scenario)?;
+        scenario.validate()?;
+        self.scenario = scenario;
+        self.changes.clear();
+        self.run = run;
+        Ok(())
+    }
+
+    /// Back to the demo as it was opened: its settings, selects and script, at t = 0.
+    pub fn restore_original(&mut self) {
+        self.scenario = self.original.clone();
+        self.reset();
+    }
+
+    fn change(&mut self, change: ScriptedChange) {
+        // A change rewrites the future: later changes of the learner's are dropped.
+        self.changes.retain(|c| c.at < change.at || (c.at == change.at && !same_kind(c, &change)));
+        self.changes.push(change);
+        // Replaying keeps the scenario's own script and the learner's changes in one order.
+        let t = self.tick();
+        self.restart();
+        self.go_to(t);
+    }
+
+    fn restart(&mut self) {
+        let mut scenario = self.scenario.clone();
+        scenario.script.extend(self.changes.iter().cloned());
+        // The scenario was validated when it became the session's, and the learner's
+        // changes are typed values, so this cannot fail; keep the old run if it ever did.
+        if let Ok(run) = ScenarioRun::new(&scenario) {
+            self.run = run;
+        }
+    }
+}
+
+fn same_kind(a: &ScriptedChange, b: &ScriptedChange) -> bool {
+    (a.behaviour.is_some() && b.behaviour.is_some()) || (a.protection.is_some() && b.protection.is_some())
+}

@@ -1,0 +1,706 @@
+//! The retry labs: Lab A (amplification, retry budget, metastable failure) and Lab B
+//! (jitter against synchronized waves). The tests assert the spec's qualitative claims on
+//! the models, the accounting that keeps every request and client counted exactly once,
+//! and that bad settings are refused rather than panicking. Properties run 10 000 cases.
+
+use proptest::prelude::*;
+
+use resilience_sim::model::amplification::{
+    self, goodput, AmplificationConfig, AmplificationPolicy, AmplificationRun, BackoffKind, STEP_MS,
+};
+use resilience_sim::model::jitter::{self, JitterConfig, JitterRun};
+use resilience_sim::policy::retry::Jitter;
+use resilience_sim::{ConfigError, Millis};
+
+// ---------------------------------------------------------------------------------------
+// Lab A helpers
+// ---------------------------------------------------------------------------------------
+
+fn run_a(config: &AmplificationConfig, policy: AmplificationPolicy) -> AmplificationRun {
+    amplification::run(config, policy).expect("a valid config runs")
+}
+
+fn with_backoff(kind: BackoffKind, jitter: Jitter, seed: u64) -> AmplificationConfig {
+    AmplificationConfig {
+        backoff: kind,
+        jitter,
+        seed,
+        ..AmplificationConfig::default()
+    }
+}
+
+/// The steps whose start lies in `[from, to)`.
+fn steps_between(
+    run: &AmplificationRun,
+    from: Millis,
+    to: Millis,
+) -> impl Iterator<Item = &amplification::AmplificationStep> {
+    run.steps
+        .iter()
+        .filter(move |s| s.t_ms >= from && s.t_ms < to)
+}
+
+fn retries_made_or_planned(run: &AmplificationRun) -> u64 {
+    run.totals.retries + run.totals.pending_at_end
+}
+
+/// Every request and every call is counted once, in the steps and in the totals.
+fn assert_accounting(run: &AmplificationRun, config: &AmplificationConfig) {
+    let t = run.totals;
+    assert_eq!(t.requests, t.succeeded + t.failed + t.pending_at_end);
+    assert_eq!(t.calls, t.requests + t.retries);
+    assert!(t.budget_refused <= t.failed);
+    let per_second = 1_000 / STEP_MS;
+    let sum = |f: fn(&amplification::AmplificationStep) -> u64| {
+        run.steps.iter().map(f).sum::<u64>() / per_second
+    };
+    assert_eq!(sum(|s| s.requests), t.requests);
+    assert_eq!(sum(|s| s.offered), t.calls);
+    assert_eq!(sum(|s| s.retries), t.retries);
+    assert_eq!(sum(|s| s.succeeded), t.succeeded);
+    assert_eq!(sum(|s| s.failed), t.failed);
+    assert_eq!(sum(|s| s.budget_refused), t.budget_refused);
+    let max_attempts = match run.policy {
+        AmplificationPolicy::None => 1,
+        _ => u64::from(config.retries) + 1,
+    };
+    assert!(
+        t.calls <= t.requests * max_attempts,
+        "the cap bounds the calls"
+    );
+    for (i, s) in run.steps.iter().enumerate() {
+        assert_eq!(s.t_ms, i as Millis * STEP_MS);
+        assert_eq!(s.offered, s.requests + s.retries);
+        assert_eq!(s.failed_calls + s.succeeded, s.offered);
+        assert!(s.failed <= s.failed_calls);
+        if s.overloaded {
+            // The goodput of an overloaded provider never exceeds its capacity.
+            assert!(s.succeeded as f64 <= s.capacity + per_second as f64 / 2.0);
+        } else {
+            assert_eq!(
+                s.succeeded, s.offered,
+                "within capacity every call is served"
+            );
+        }
+        if run.policy != AmplificationPolicy::Budget {
+            assert_eq!(s.budget_refused, 0);
+        }
+        if run.policy == AmplificationPolicy::None {
+            assert_eq!(s.retries, 0);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lab A: the overload model and the three policies
+// ---------------------------------------------------------------------------------------
+
+#[test]
+fn defaults_are_the_spec_page() {
+    let c = AmplificationConfig::default();
+    assert_eq!(c.demand_per_second, 1_000);
+    assert!(c.headroom_percent > 0.0, "the provider has headroom");
+    assert_eq!(c.degradation_ms, 5_000);
+    assert!(
+        c.degradation_end_ms() < c.duration_ms,
+        "the run shows what comes after"
+    );
+    assert_eq!(c.retries, 3, "up to 4 calls per request");
+    assert_eq!(c.budget_percent, 10.0);
+    assert_eq!(c.backoff, BackoffKind::None);
+    assert_eq!(c.jitter, Jitter::None);
+    assert_eq!(c.validate(), Ok(()));
+    let runs = amplification::run_all(&c).unwrap();
+    assert_eq!(runs.each_ref().map(|r| r.policy), AmplificationPolicy::ALL);
+    for run in &runs {
+        assert_eq!(run.steps.len() as u64, c.duration_ms / STEP_MS);
+        assert_accounting(run, &c);
+    }
+}
+
+#[test]
+fn the_overload_model_loses_goodput_as_the_load_grows() {
+    // Within capacity every call is served.
+    assert_eq!(goodput(0.0, 120.0, 1.0), 0.0);
+    assert_eq!(goodput(100.0, 120.0, 1.0), 100.0);
+    assert_eq!(goodput(120.0, 120.0, 1.0), 120.0);
+    // Beyond it, the more overload the less goodput, never above the capacity.
+    let mut previous = goodput(120.0, 120.0, 1.0);
+    for offered in (121..2_000).step_by(7) {
+        let g = goodput(offered as f64, 120.0, 1.0);
+        assert!(g < previous && g > 0.0, "offered {offered}: {g}");
+        previous = g;
+    }
+    // More waste, less goodput; no waste: a saturated server still serves its capacity.
+    assert!(goodput(300.0, 120.0, 2.0) < goodput(300.0, 120.0, 1.0));
+    assert_eq!(goodput(300.0, 120.0, 0.0), 120.0);
+    // A provider with no capacity serves nothing.
+    assert_eq!(goodput(10.0, 0.0, 1.0), 0.0);
+}
+
+#[test]
+fn no_retries_recovers_the_moment_the_degradation_ends() {
+    let c = AmplificationConfig::default();
+    let run = run_a(&c, AmplificationPolicy::None);
+    let end = c.degradation_end_ms();
+    assert!(steps_between(&run, 0, c.degradation_start_ms).all(|s| s.succeeded == s.requests));
+    assert!(
+        steps_between(&run, c.degradation_start_ms, end).all(|s| s.succeeded < s.requests),
+        "successes drop during the degradation"
+    );
+    assert!(
+        steps_between(&run, end, c.duration_ms).all(|s| s.succeeded == s.requests && !s.overloaded),
+        "and come back at once after it"
+    );
+    assert_eq!(run.recovered_at_ms, Some(end));
+    assert_eq!(run.totals.retries, 0);
+    assert_accounting(&run, &c);
+}
+
+#[test]
+fn three_retries_stay_degraded_after_the_trigger() {
+    let c = AmplificationConfig::default();
+    let run = run_a(&c, AmplificationPolicy::Retries);
+    let end = c.degradation_end_ms();
+    // Healthy before the trigger: the provider's headroom absorbs the demand.
+    assert!(steps_between(&run, 0, c.degradation_start_ms)
+        .all(|s| s.succeeded == s.requests && s.retries == 0));
+    // After the trigger is gone, the retries keep it overloaded to the end of the run.
+    assert!(
+        steps_between(&run, end, c.duration_ms).all(|s| s.overloaded
+            && s.retries > 0
+            && s.succeeded < s.requests
+            && (s.offered as f64) > s.capacity),
+        "metastable: overloaded in every step after the trigger"
+    );
+    assert_eq!(run.recovered_at_ms, None);
+    // Worse than no retries at all, after the trigger.
+    let none = run_a(&c, AmplificationPolicy::None);
+    assert!(run.totals.succeeded < none.totals.succeeded);
+    assert_accounting(&run, &c);
+}
+
+#[test]
+fn without_a_trigger_retries_are_harmless() {
+    // The degraded state needs the trigger: the same retries on a healthy provider never
+    // fire, so the system has two stable states (the definition of metastable).
+    let c = AmplificationConfig {
+        degradation_ms: 0,
+        ..AmplificationConfig::default()
+    };
+    let run = run_a(&c, AmplificationPolicy::Retries);
+    assert_eq!(run.totals.retries, 0);
+    assert!(run.steps.iter().all(|s| s.succeeded == s.requests));
+}
+
+#[test]
+fn without_waste_the_retries_recover_too() {
+    // The collapse comes from the overload model: a server that keeps serving its full
+    // capacity however overloaded it is drains the retries and recovers.
+    let c = AmplificationConfig {
+        waste: 0.0,
+        ..AmplificationConfig::default()
+    };
+    let run = run_a(&c, AmplificationPolicy::Retries);
+    let recovered = run.recovered_at_ms.expect("recovers");
+    assert!(recovered >= c.degradation_end_ms());
+    assert!(!run.steps.last().unwrap().overloaded);
+}
+
+#[test]
+fn the_budget_recovers_right_after_the_trigger() {
+    let c = AmplificationConfig::default();
+    let run = run_a(&c, AmplificationPolicy::Budget);
+    let end = c.degradation_end_ms();
+    let recovered = run.recovered_at_ms.expect("the budget recovers");
+    assert!(
+        recovered <= end + 1_000,
+        "right after the trigger: {recovered}"
+    );
+    assert!(steps_between(&run, recovered, c.duration_ms).all(|s| s.succeeded >= s.requests));
+    assert!(
+        run.totals.retries > 0,
+        "the budget still lets some retries through"
+    );
+    assert!(run.totals.budget_refused > 0, "and refuses the rest");
+    let retries = run_a(&c, AmplificationPolicy::Retries);
+    assert!(run.totals.retries < retries.totals.retries);
+    assert!(run.totals.succeeded > retries.totals.succeeded);
+    assert_accounting(&run, &c);
+}
+
+#[test]
+fn the_budget_follows_finagles_rule() {
+    // Finagle's RetryBudget (ttl 10 s in ten 1 s slices, no reserve): a retry paid at time
+    // T needs the retries paid in [T - 9 s, T], itself included, to be at most 10 % of the
+    // requests of (T - 10 s, T]. So for any 9 s span, the retries paid in it are at most
+    // 10 % of the requests of the 10 s ending at its last paid retry. Without backoff a
+    // retry paid in step f is offered in step f + 1.
+    let c = AmplificationConfig::default();
+    let run = run_a(&c, AmplificationPolicy::Budget);
+    let steps = &run.steps;
+    let n = steps.len();
+    let span = (9_000 / STEP_MS) as usize + 1;
+    let ttl = (c.budget_ttl_ms / STEP_MS) as usize;
+    let mut prefix = vec![0_u64; n + 1];
+    for (i, s) in steps.iter().enumerate() {
+        prefix[i + 1] = prefix[i] + s.requests;
+    }
+    let requests_up_to = |f: usize| prefix[f + 1] - prefix[(f + 1).saturating_sub(ttl)];
+    for a in 0..n.saturating_sub(1) {
+        let paid_in = a..(a + span).min(n - 1);
+        let paid: Vec<u64> = paid_in.clone().map(|f| steps[f + 1].retries).collect();
+        let Some(last) = paid.iter().rposition(|&r| r > 0) else {
+            continue;
+        };
+        let total: u64 = paid.iter().sum();
+        let requests = requests_up_to(a + last);
+        assert!(
+            total as f64 <= requests as f64 * c.budget_percent / 100.0,
+            "steps {paid_in:?}: {total} retries for {requests} requests"
+        );
+    }
+}
+
+#[test]
+fn a_budget_of_zero_allows_no_retry() {
+    let c = AmplificationConfig {
+        budget_percent: 0.0,
+        ..AmplificationConfig::default()
+    };
+    let run = run_a(&c, AmplificationPolicy::Budget);
+    assert_eq!(run.totals.retries, 0);
+    let none = run_a(&c, AmplificationPolicy::None);
+    assert_eq!(run.totals.succeeded, none.totals.succeeded);
+}
+
+#[test]
+fn backoff_and_jitter_do_not_cure_the_metastable_state() {
+    let c = AmplificationConfig::default();
+    let last_10s = c.duration_ms - 10_000;
+    for kind in [BackoffKind::Fixed, BackoffKind::Exponential] {
+        for jitter in Jitter::ALL {
+            for seed in 1..=3 {
+                let config = with_backoff(kind, jitter, seed);
+                let run = run_a(&config, AmplificationPolicy::Retries);
+                let label = format!("{kind:?} {jitter:?} seed {seed}");
+                assert_eq!(run.recovered_at_ms, None, "{label}");
+                let tail: Vec<_> = steps_between(&run, last_10s, c.duration_ms).collect();
+                let offered: u64 = tail.iter().map(|s| s.offered).sum();
+                let succeeded: u64 = tail.iter().map(|s| s.succeeded).sum();
+                let requests: u64 = tail.iter().map(|s| s.requests).sum();
+                let capacity: f64 = tail.iter().map(|s| s.capacity).sum();
+                assert!(offered as f64 > capacity, "{label}: still overloaded");
+                assert!(succeeded < requests, "{label}: still degraded");
+                assert_accounting(&run, &config);
+                // The budget still cures it, with the same backoff and jitter.
+                let budget = run_a(&config, AmplificationPolicy::Budget);
+                assert!(budget.recovered_at_ms.is_some(), "{label}: budget");
+            }
+        }
+    }
+}
+
+#[test]
+fn backoff_and_jitter_never_add_retries() {
+    // Spreading the retries in time changes when they come, not how many there are: each
+    // request still makes at most 3, and the run with immediate retries (no backoff, no
+    // jitter) is the one with the most. Counted as retries made plus those still planned
+    // at the end, so a retry pushed past the end of the run is not counted as saved.
+    let immediate = run_a(
+        &AmplificationConfig::default(),
+        AmplificationPolicy::Retries,
+    );
+    let most = retries_made_or_planned(&immediate);
+    for kind in [BackoffKind::Fixed, BackoffKind::Exponential] {
+        for jitter in Jitter::ALL {
+            for seed in 1..=3 {
+                let config = with_backoff(kind, jitter, seed);
+                let run = run_a(&config, AmplificationPolicy::Retries);
+                let count = retries_made_or_planned(&run);
+                let label = format!("{kind:?} {jitter:?} seed {seed}");
+                assert!(count <= most, "{label}: {count} > {most}");
+                assert!(
+                    run.totals.retries <= u64::from(config.retries) * run.totals.requests,
+                    "{label}: the cap"
+                );
+                // ...and barely fewer: the number of retries is set by the cap, not the wait.
+                assert!(
+                    count as f64 >= 0.9 * most as f64,
+                    "{label}: {count} vs {most}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn lab_a_is_deterministic_for_a_seed() {
+    for jitter in [Jitter::Full, Jitter::Equal, Jitter::Decorrelated] {
+        let a = with_backoff(BackoffKind::Exponential, jitter, 7);
+        assert_eq!(
+            run_a(&a, AmplificationPolicy::Retries),
+            run_a(&a, AmplificationPolicy::Retries)
+        );
+        let b = AmplificationConfig {
+            seed: 8,
+            ..a.clone()
+        };
+        assert_ne!(
+            run_a(&a, AmplificationPolicy::Retries).steps,
+            run_a(&b, AmplificationPolicy::Retries).steps,
+            "{jitter:?}: another seed, another spread"
+        );
+    }
+}
+
+#[test]
+fn lab_a_config_reads_camel_case_json_with_defaults() {
+    let c: AmplificationConfig = serde_json::from_str(
+        r#"{"demandPerSecond": 500, "backoff": "exponential", "jitter": "full", "backoffCapMs": 4000}"#,
+    )
+    .unwrap();
+    assert_eq!(c.demand_per_second, 500);
+    assert_eq!(c.backoff, BackoffKind::Exponential);
+    assert_eq!(c.jitter, Jitter::Full);
+    assert_eq!(c.backoff_cap_ms, Some(4_000));
+    assert_eq!(c.retries, AmplificationConfig::default().retries);
+    let text = serde_json::to_string(&c).unwrap();
+    assert_eq!(
+        serde_json::from_str::<AmplificationConfig>(&text).unwrap(),
+        c
+    );
+    assert!(serde_json::from_str::<AmplificationConfig>(r#"{"demand": 5}"#).is_err());
+}
+
+fn refused_a(change: impl FnOnce(&mut AmplificationConfig), field: &str) {
+    let mut c = AmplificationConfig::default();
+    change(&mut c);
+    let error: ConfigError = c.validate().expect_err(field);
+    assert_eq!(error.field, field, "{error}");
+    assert!(!error.message.is_empty());
+    for policy in AmplificationPolicy::ALL {
+        assert_eq!(amplification::run(&c, policy).unwrap_err(), error);
+    }
+}
+
+#[test]
+fn bad_lab_a_configs_are_refused() {
+    refused_a(|c| c.demand_per_second = 0, "demandPerSecond");
+    refused_a(|c| c.demand_per_second = u32::MAX, "demandPerSecond");
+    refused_a(|c| c.headroom_percent = -1.0, "headroomPercent");
+    refused_a(|c| c.headroom_percent = f64::NAN, "headroomPercent");
+    refused_a(|c| c.headroom_percent = f64::INFINITY, "headroomPercent");
+    refused_a(
+        |c| c.degraded_capacity_percent = 101.0,
+        "degradedCapacityPercent",
+    );
+    refused_a(|c| c.duration_ms = 0, "durationMs");
+    refused_a(|c| c.duration_ms = u64::MAX, "durationMs");
+    refused_a(|c| c.duration_ms = 60_050, "durationMs");
+    refused_a(|c| c.degradation_start_ms = u64::MAX, "degradationStartMs");
+    refused_a(|c| c.degradation_start_ms = 10_001, "degradationStartMs");
+    refused_a(|c| c.degradation_ms = u64::MAX, "degradationMs");
+    refused_a(|c| c.degradation_ms = 150, "degradationMs");
+    refused_a(|c| c.waste = -0.5, "waste");
+    refused_a(|c| c.waste = f64::NAN, "waste");
+    refused_a(|c| c.retries = 1_000_000, "retries");
+    refused_a(|c| c.budget_percent = -10.0, "budgetPercent");
+    refused_a(|c| c.budget_ttl_ms = 0, "budgetTtlMs");
+    refused_a(|c| c.budget_ttl_ms = 3_600_000, "budgetTtlMs");
+    refused_a(
+        |c| c.budget_min_retries_per_second = u32::MAX,
+        "budgetMinRetriesPerSecond",
+    );
+    refused_a(|c| c.backoff_base_ms = 0, "backoffBaseMs");
+    refused_a(|c| c.backoff_multiplier = 0.5, "backoffMultiplier");
+    refused_a(|c| c.backoff_multiplier = f64::NAN, "backoffMultiplier");
+    refused_a(|c| c.backoff_cap_ms = Some(10), "backoffCapMs");
+    refused_a(|c| c.jitter = Jitter::Full, "jitter");
+    // Edges that are allowed run fine.
+    for change in [
+        (|c: &mut AmplificationConfig| c.degraded_capacity_percent = 0.0)
+            as fn(&mut AmplificationConfig),
+        |c| c.headroom_percent = 0.0,
+        |c| c.retries = 0,
+        |c| c.duration_ms = STEP_MS,
+        |c| c.degradation_start_ms = 2 * c.duration_ms,
+        |c| {
+            c.degradation_start_ms = c.duration_ms;
+            c.degradation_ms = amplification::MAX_DURATION_MS;
+        },
+        |c| {
+            c.backoff = BackoffKind::Exponential;
+            c.backoff_multiplier = 10.0;
+            c.backoff_base_ms = 60_000;
+            c.jitter = Jitter::Decorrelated;
+            c.retries = amplification::MAX_RETRIES;
+        },
+    ] {
+        let mut c = AmplificationConfig::default();
+        change(&mut c);
+        for policy in AmplificationPolicy::ALL {
+            let run = run_a(&c, policy);
+            assert_accounting(&run, &c);
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Lab B
+// ---------------------------------------------------------------------------------------
+
+fn run_b(jitter: Jitter, seed: u64) -> JitterRun {
+    jitter::run(&JitterConfig {
+        jitter,
+        seed,
+        ..JitterConfig::default()
+    })
+    .expect("a valid config runs")
+}
+
+/// Every client ends exactly once, and no slot serves above the capacity.
+fn assert_conservation(run: &JitterRun, config: &JitterConfig) {
+    assert_eq!(run.slots.len(), config.slot_count());
+    let mut waiting = config.clients;
+    let mut calls = 0_u64;
+    let mut served = 0_u32;
+    for (i, slot) in run.slots.iter().enumerate() {
+        assert_eq!(slot.t_ms, i as Millis * jitter::SLOT_MS);
+        assert!(slot.served <= config.capacity_per_slot, "slot {i}");
+        assert_eq!(slot.calls, slot.served + slot.rejected);
+        if slot.served < config.capacity_per_slot {
+            assert_eq!(slot.rejected, 0, "a call is rejected only by a full slot");
+        }
+        waiting -= slot.served;
+        assert_eq!(slot.waiting, waiting);
+        calls += u64::from(slot.calls);
+        served += slot.served;
+    }
+    assert_eq!(run.total_calls, calls);
+    assert_eq!(run.served, served);
+    assert_eq!(run.served + run.waiting_at_end, config.clients);
+    assert_eq!(run.waiting_at_end, waiting);
+    assert!(run.total_calls >= u64::from(run.served));
+    match run.all_served_at_ms {
+        Some(t) => {
+            assert_eq!(run.waiting_at_end, 0);
+            let slot = run.slots.iter().find(|s| s.t_ms == t).unwrap();
+            assert_eq!(slot.waiting, 0);
+            assert!(slot.served > 0, "the last client was served in that slot");
+        }
+        None => assert!(run.waiting_at_end > 0),
+    }
+}
+
+#[test]
+fn lab_b_defaults_are_the_spec_page() {
+    let c = JitterConfig::default();
+    assert_eq!(c.clients, 1_000);
+    assert_eq!(c.capacity_per_slot, 150);
+    assert_eq!(c.base_ms, 1_000);
+    assert_eq!(c.multiplier, 2.0);
+    assert_eq!(c.duration_ms, 15_000);
+    assert_eq!(
+        c.slot_count(),
+        151,
+        "slots up to and including the one at 15.0 s"
+    );
+    for jitter in Jitter::ALL {
+        let run = run_b(jitter, 1);
+        assert_eq!(run.slots.last().unwrap().t_ms, 15_000);
+        assert_conservation(&run, &c);
+    }
+}
+
+#[test]
+fn full_jitter_serves_everyone_far_sooner_and_with_fewer_calls() {
+    let none = run_b(Jitter::None, 1);
+    for seed in 1..=5 {
+        let full = run_b(Jitter::Full, seed);
+        let served_at = full.all_served_at_ms.expect("full jitter serves everyone");
+        match none.all_served_at_ms {
+            None => assert!(none.waiting_at_end > 0),
+            Some(t) => assert!(served_at * 2 <= t, "far sooner: {served_at} vs {t}"),
+        }
+        assert!(
+            served_at * 2 <= JitterConfig::default().duration_ms,
+            "within the first half of the run"
+        );
+        assert!(
+            full.total_calls < none.total_calls,
+            "seed {seed}: less work for the server"
+        );
+    }
+}
+
+#[test]
+fn every_jitter_mode_beats_synchronized_retries() {
+    let none = run_b(Jitter::None, 1);
+    for jitter in [Jitter::Full, Jitter::Equal, Jitter::Decorrelated] {
+        for seed in 1..=5 {
+            let run = run_b(jitter, seed);
+            assert_eq!(run.waiting_at_end, 0, "{jitter:?} seed {seed}");
+            assert!(run.total_calls < none.total_calls, "{jitter:?} seed {seed}");
+            let peak = run.slots.iter().map(|s| s.calls).max().unwrap();
+            let none_peak = none.slots.iter().map(|s| s.calls).max().unwrap();
+            assert!(peak < none_peak, "{jitter:?}: a lower peak");
+        }
+    }
+}
+
+#[test]
+fn no_jitter_makes_synchronized_waves() {
+    let c = JitterConfig::default();
+    let run = run_b(Jitter::None, 1);
+    // Every client waits exactly the same, so the first wave is all of them in one slot.
+    let first = run.slots.iter().find(|s| s.calls > 0).unwrap();
+    assert_eq!(first.calls, c.clients);
+    assert_eq!(first.t_ms, c.base_ms, "one backoff after the reset");
+    // The calls come in a few waves, one per backoff step, each far above the capacity,
+    // with idle slots between them.
+    let waves: Vec<_> = run.slots.iter().filter(|s| s.calls > 0).collect();
+    let mut backoff_steps = 0;
+    let mut at = 0.0;
+    let mut wait = c.base_ms as f64;
+    while at + wait <= c.duration_ms as f64 {
+        at += wait;
+        wait *= c.multiplier;
+        backoff_steps += 1;
+    }
+    assert!(waves.len() <= backoff_steps, "{} waves", waves.len());
+    assert!(waves.iter().all(|s| s.calls > c.capacity_per_slot));
+    let idle = run.slots.iter().filter(|s| s.calls == 0).count();
+    assert!(idle > 10 * waves.len());
+    // Full jitter spreads the same clients over many slots.
+    let full = run_b(Jitter::Full, 1);
+    let busy = full.slots.iter().filter(|s| s.calls > 0).count();
+    assert!(busy > 2 * waves.len());
+}
+
+#[test]
+fn lab_b_is_deterministic_for_a_seed() {
+    for jitter in Jitter::ALL {
+        assert_eq!(run_b(jitter, 42), run_b(jitter, 42));
+    }
+    for jitter in [Jitter::Full, Jitter::Equal, Jitter::Decorrelated] {
+        assert_ne!(
+            run_b(jitter, 42).slots,
+            run_b(jitter, 43).slots,
+            "{jitter:?}: a new seed re-rolls the chart"
+        );
+    }
+}
+
+#[test]
+fn lab_b_config_reads_camel_case_json_with_defaults() {
+    let c: JitterConfig =
+        serde_json::from_str(r#"{"jitter": "decorrelated", "capacityPerSlot": 80}"#).unwrap();
+    assert_eq!(c.jitter, Jitter::Decorrelated);
+    assert_eq!(c.capacity_per_slot, 80);
+    assert_eq!(c.clients, 1_000);
+    assert!(serde_json::from_str::<JitterConfig>(r#"{"capacity": 80}"#).is_err());
+}
+
+fn refused_b(change: impl FnOnce(&mut JitterConfig), field: &str) {
+    let mut c = JitterConfig::default();
+    change(&mut c);
+    let error = c.validate().expect_err(field);
+    assert_eq!(error.field, field, "{error}");
+    assert_eq!(jitter::run(&c).unwrap_err(), error);
+}
+
+#[test]
+fn bad_lab_b_configs_are_refused() {
+    refused_b(|c| c.clients = 0, "clients");
+    refused_b(|c| c.clients = u32::MAX, "clients");
+    refused_b(|c| c.capacity_per_slot = 0, "capacityPerSlot");
+    refused_b(|c| c.base_ms = 0, "baseMs");
+    refused_b(|c| c.base_ms = u64::MAX, "baseMs");
+    refused_b(|c| c.multiplier = 0.5, "multiplier");
+    refused_b(|c| c.multiplier = f64::NAN, "multiplier");
+    refused_b(|c| c.multiplier = f64::INFINITY, "multiplier");
+    refused_b(|c| c.cap_ms = Some(1), "capMs");
+    refused_b(|c| c.duration_ms = 15_050, "durationMs");
+    refused_b(|c| c.duration_ms = u64::MAX, "durationMs");
+}
+
+// ---------------------------------------------------------------------------------------
+// Properties (10 000 cases each, kept small per case)
+// ---------------------------------------------------------------------------------------
+
+fn any_jitter() -> impl Strategy<Value = Jitter> {
+    proptest::sample::select(&Jitter::ALL[..])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    #[test]
+    fn lab_b_conserves_clients_and_never_serves_above_capacity(
+        clients in 1u32..60,
+        capacity in 1u32..25,
+        base_ms in 100u64..2_500,
+        multiplier in 1.0f64..4.0,
+        cap_extra in proptest::option::of(0u64..5_000),
+        jitter in any_jitter(),
+        slots in 0u64..50,
+        seed in any::<u64>(),
+    ) {
+        let config = JitterConfig {
+            clients,
+            capacity_per_slot: capacity,
+            base_ms,
+            multiplier,
+            cap_ms: cap_extra.map(|extra| base_ms + extra),
+            jitter,
+            duration_ms: slots * jitter::SLOT_MS,
+            seed,
+        };
+        let run = jitter::run(&config).unwrap();
+        assert_conservation(&run, &config);
+    }
+
+    #[test]
+    fn lab_a_counts_every_request_once(
+        demand in 1u32..2_000,
+        headroom in 0.0f64..100.0,
+        degraded in 0.0f64..=100.0,
+        start_steps in 0u64..30,
+        degradation_steps in 0u64..40,
+        duration_steps in 1u64..40,
+        waste in 0.0f64..4.0,
+        retries in 0u32..5,
+        budget_percent in 0.0f64..50.0,
+        budget_min in 0u32..50,
+        backoff in proptest::sample::select(&[BackoffKind::None, BackoffKind::Fixed, BackoffKind::Exponential][..]),
+        base in 1u64..1_000,
+        multiplier in 1.0f64..3.0,
+        jitter in any_jitter(),
+        policy in proptest::sample::select(&AmplificationPolicy::ALL[..]),
+        seed in any::<u64>(),
+    ) {
+        let duration_ms = duration_steps * STEP_MS;
+        let config = AmplificationConfig {
+            demand_per_second: demand,
+            headroom_percent: headroom,
+            degraded_capacity_percent: degraded,
+            degradation_start_ms: (start_steps * STEP_MS).min(duration_ms),
+            degradation_ms: degradation_steps * STEP_MS,
+            duration_ms,
+            waste,
+            retries,
+            budget_percent,
+            budget_ttl_ms: 10_000,
+            budget_min_retries_per_second: budget_min,
+            backoff,
+            backoff_base_ms: base,
+            backoff_multiplier: multiplier,
+            backoff_cap_ms: None,
+            jitter: if backoff == BackoffKind::None { Jitter::None } else { jitter },
+            seed,
+        };
+        let run = amplification::run(&config, policy).unwrap();
+        assert_accounting(&run, &config);
+    }
+}

@@ -1,0 +1,249 @@
+//! What the address bar says about a tick demo, as plain data: `?demo=N&t=K`, the
+//! learner's select changes and the settings that differ from the demo's. A link
+//! reproduces what the learner saw. Parsing never fails outright: a bad parameter is
+//! dropped with a message the page shows, and the rest still applies.
+
+use resilience_sim::duration::{format_duration, parse_duration};
+use resilience_sim::model::tick::{Behaviour, Protection};
+use resilience_sim::scenario::{catalogue, ScriptedChange, MAX_TICKS};
+
+/// The settings a link can carry, by their Resilience4j names.
+pub const SETTING_NAMES: [&str; 9] = [
+    "slidingWindowType",
+    "slidingWindowSize",
+    "minimumNumberOfCalls",
+    "failureRateThreshold",
+    "slowCallRateThreshold",
+    "slowCallDurationThreshold",
+    "waitDurationInOpenState",
+    "permittedNumberOfCallsInHalfOpenState",
+    "maxConcurrentCalls",
+];
+
+/// The parsed query of a tick demo page.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct UrlState {
+    pub demo: u32,
+    pub t: u32,
+    /// The learner's select changes, oldest first.
+    pub changes: Vec<ScriptedChange>,
+    /// Setting overrides as (Resilience4j name, text as typed).
+    pub settings: Vec<(String, String)>,
+}
+
+impl UrlState {
+    pub fn demo(number: u32) -> Self {
+        Self {
+            demo: number,
+            ..Self::default()
+        }
+    }
+
+    /// Parses `demo=4&t=3&changes=2.healthy,3.bulkhead&failureRateThreshold=60`.
+    /// Returns the state and one message per parameter that was dropped.
+    pub fn parse(query: &str) -> (Self, Vec<String>) {
+        let mut state = Self::demo(1);
+        let mut problems = Vec::new();
+        for (key, value) in pairs(query) {
+            match key.as_str() {
+                "demo" => match value.parse::<u32>().ok().and_then(catalogue::demo) {
+                    Some(d) => state.demo = d.number,
+                    None => problems.push(format!(
+                        "There is no demo “{value}”; showing demo 1 (demos are numbered 1 to {}).",
+                        catalogue::DEMOS.len()
+                    )),
+                },
+                "t" => match value.parse::<u32>() {
+                    Ok(t) if t <= MAX_TICKS => state.t = t,
+                    _ => problems.push(format!(
+                        "The tick “{value}” is not a number from 0 to {MAX_TICKS}; starting at t = 0."
+                    )),
+                },
+                "changes" => {
+                    for token in value.split(',').filter(|s| !s.is_empty()) {
+                        match parse_change(token) {
+                            Some(change) => state.changes.push(change),
+                            None => problems.push(format!("The change “{token}” is not understood; it was left out.")),
+                        }
+                    }
+                }
+                "embed" => {}
+                name if SETTING_NAMES.contains(&name) => state.settings.push((name.to_string(), value)),
+                _ => problems.push(format!("The parameter “{key}” is not known; it was ignored.")),
+            }
+        }
+        state.changes.sort_by_key(|c| c.at);
+        (state, problems)
+    }
+
+    /// The query string (without `?`) that [`UrlState::parse`] reads back as `self`.
+    pub fn to_query(&self) -> String {
+        let mut parts = vec![format!("demo={}", self.demo)];
+        if self.t > 0 {
+            parts.push(format!("t={}", self.t));
+        }
+        if !self.changes.is_empty() {
+            let tokens: Vec<String> = self.changes.iter().flat_map(format_change).collect();
+            parts.push(format!("changes={}", tokens.join(",")));
+        }
+        for (name, value) in &self.settings {
+            parts.push(format!("{name}={}", encode(value)));
+        }
+        parts.join("&")
+    }
+}
+
+/// `3.healthy`, `6.recovering-9`, `4.breaker_and_bulkhead`.
+fn parse_change(token: &str) -> Option<ScriptedChange> {
+    let (at, what) = token.split_once('.')?;
+    let at: u32 = at.parse().ok().filter(|&t| (1..=MAX_TICKS).contains(&t))?;
+    let mut change = ScriptedChange {
+        at,
+        behaviour: None,
+        protection: None,
+    };
+    if let Some(b) = behaviour_from_name(what) {
+        change.behaviour = Some(b);
+    } else {
+        change.protection = Some(protection_from_name(what)?);
+    }
+    Some(change)
+}
+
+fn format_change(change: &ScriptedChange) -> Vec<String> {
+    let mut tokens = Vec::new();
+    if let Some(b) = change.behaviour {
+        tokens.push(format!("{}.{}", change.at, behaviour_name(b)));
+    }
+    if let Some(p) = change.protection {
+        tokens.push(format!("{}.{}", change.at, protection_name(p)));
+    }
+    tokens
+}
+
+/// The select's value for a behaviour (`recovering-6` carries its tick).
+pub fn behaviour_name(b: Behaviour) -> String {
+    match b {
+        Behaviour::Healthy => "healthy".into(),
+        Behaviour::Slow => "slow".into(),
+        Behaviour::Failing => "failing".into(),
+        Behaviour::Recovering { healthy_from } => format!("recovering-{healthy_from}"),
+    }
+}
+
+pub fn behaviour_from_name(name: &str) -> Option<Behaviour> {
+    match name {
+        "healthy" => Some(Behaviour::Healthy),
+        "slow" => Some(Behaviour::Slow),
+        "failing" => Some(Behaviour::Failing),
+        _ => {
+            let t: u32 = name.strip_prefix("recovering-")?.parse().ok()?;
+            (t <= MAX_TICKS).then_some(Behaviour::Recovering { healthy_from: t })
+        }
+    }
+}
+
+pub fn protection_name(p: Protection) -> &'static str {
+    match p {
+        Protection::None => "none",
+        Protection::CircuitBreaker => "circuit_breaker",
+        Protection::Bulkhead => "bulkhead",
+        Protection::BreakerAndBulkhead => "breaker_and_bulkhead",
+    }
+}
+
+pub fn protection_from_name(name: &str) -> Option<Protection> {
+    Protection::ALL.into_iter().find(|p| protection_name(*p) == name)
+}
+
+/// Durations in links are written like the settings form shows them (`3s`).
+pub fn duration_text(ms: u64) -> String {
+    format_duration(ms)
+}
+
+pub fn duration_value(text: &str) -> Result<u64, String> {
+    parse_duration(text)
+}
+
+fn pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    query
+        .trim_start_matches('?')
+        .split('&')
+        .filter(|p| !p.is_empty())
+        .map(|p| {
+            let (k, v) = p.split_once('=').unwrap_or((p, ""));
+            (decode(k), decode(v))
+        })
+}
+
+/// Percent-decoding of a query component (`+` is a space); invalid escapes stay as typed.
+fn decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() => {
+                match u8::from_str_radix(text.get(i + 1..i + 3).unwrap_or(""), 16) {
+                    Ok(byte) => {
+                        out.push(byte);
+                        i += 2;
+                    }
+                    Err(_) => out.push(b'%'),
+                }
+            }
+            other => out.push(other),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+fn encode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_trips() {
+        let state = UrlState {
+            demo: 5,
+            t: 4,
+            changes: vec![
+                ScriptedChange { at: 2, behaviour: Some(Behaviour::Healthy), protection: None },
+                ScriptedChange { at: 3, behaviour: None, protection: Some(Protection::Bulkhead) },
+                ScriptedChange { at: 4, behaviour: Some(Behaviour::Recovering { healthy_from: 9 }), protection: None },
+            ],
+            settings: vec![("waitDurationInOpenState".into(), "5s".into()), ("failureRateThreshold".into(), "60 %".into())],
+        };
+        let (parsed, problems) = UrlState::parse(&state.to_query());
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(parsed, state);
+    }
+
+    #[test]
+    fn bad_parameters_are_dropped_with_a_message() {
+        let (state, problems) = UrlState::parse("?demo=99&t=-3&changes=x.slow,2.sluggish,0.slow,3.slow&bogus=1&t=2");
+        assert_eq!(state.demo, 1);
+        assert_eq!(state.t, 2);
+        assert_eq!(state.changes.len(), 1, "only 3.slow survives");
+        assert_eq!(problems.len(), 6, "{problems:?}");
+    }
+
+    #[test]
+    fn decoding_never_panics_on_broken_escapes() {
+        for q in ["%", "%Z", "a=%", "a=%4", "demo=%E2%82", "=", "&&&", "t=%FF%FE"] {
+            let _ = UrlState::parse(q);
+        }
+        assert_eq!(decode("a%20b+c"), "a b c");
+    }
+}

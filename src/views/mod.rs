@@ -1,0 +1,7 @@
+//! Reusable views. Each reads the engine's state through a signal and renders it; none
+//! computes an outcome.
+
+pub mod breaker;
+pub mod narration;
+pub mod settings;
+pub mod thread_pool;
