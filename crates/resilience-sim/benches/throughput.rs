@@ -41,8 +41,11 @@ fn breaker_calls_per_second() -> f64 {
 }
 
 fn tick_model_calls_per_second() -> f64 {
-    let mut model =
-        TickModel::new(TickConfig::new(Behaviour::Slow, Protection::BreakerAndBulkhead)).unwrap();
+    let mut model = TickModel::new(TickConfig::new(
+        Behaviour::Slow,
+        Protection::BreakerAndBulkhead,
+    ))
+    .unwrap();
     const TICKS: u32 = 1_000_000;
     let start = Instant::now();
     for _ in 0..TICKS {
@@ -66,12 +69,18 @@ fn main() {
         return;
     }
     let breaker = best_of(3, breaker_calls_per_second);
-    println!("breaker: {:.0} million recorded calls per second (best of 3)", breaker / 1e6);
+    println!(
+        "breaker: {:.0} million recorded calls per second (best of 3)",
+        breaker / 1e6
+    );
 
     let before = resident_kib();
     let model = best_of(3, tick_model_calls_per_second);
     let after = resident_kib();
-    println!("tick model: {:.1} million calls simulated per second (best of 3, 1,000,000 ticks)", model / 1e6);
+    println!(
+        "tick model: {:.1} million calls simulated per second (best of 3, 1,000,000 ticks)",
+        model / 1e6
+    );
     if let (Some(b), Some(a)) = (before, after) {
         println!("resident memory: {b} KiB before, {a} KiB after three runs of a million ticks");
     }

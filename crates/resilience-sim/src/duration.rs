@@ -43,9 +43,9 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
 
 /// Formats milliseconds the shortest exact way: `800ms`, `5s`, `2m`.
 pub fn format_duration(ms: Millis) -> String {
-    if ms != 0 && ms % 60_000 == 0 {
+    if ms != 0 && ms.is_multiple_of(60_000) {
         format!("{}m", ms / 60_000)
-    } else if ms != 0 && ms % 1_000 == 0 {
+    } else if ms != 0 && ms.is_multiple_of(1_000) {
         format!("{}s", ms / 1_000)
     } else {
         format!("{ms}ms")

@@ -5,8 +5,8 @@
 use proptest::prelude::*;
 
 use resilience_sim::policy::circuit_breaker::{
-    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, OpenWaitFunction,
-    SlidingWindowType, State, WindowKind,
+    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, OpenWaitFunction, SlidingWindowType,
+    State, WindowKind,
 };
 
 const EXCEPTIONS: [&str; 5] = [
@@ -54,7 +54,10 @@ fn config() -> impl Strategy<Value = CircuitBreakerConfig> {
     (
         (rates.clone(), rates, 1u64..2_000),
         (
-            prop_oneof![Just(SlidingWindowType::CountBased), Just(SlidingWindowType::TimeBased)],
+            prop_oneof![
+                Just(SlidingWindowType::CountBased),
+                Just(SlidingWindowType::TimeBased)
+            ],
             1u32..12,
             1u32..15,
             1u32..6,
@@ -83,13 +86,13 @@ fn config() -> impl Strategy<Value = CircuitBreakerConfig> {
                 minimum_number_of_calls: min,
                 permitted_number_of_calls_in_half_open_state: permitted,
                 wait_duration_in_open_state: wait,
-                wait_interval_function_in_open_state: function.map(
-                    |(initial, multiplier, max)| OpenWaitFunction::Exponential {
+                wait_interval_function_in_open_state: function.map(|(initial, multiplier, max)| {
+                    OpenWaitFunction::Exponential {
                         initial,
                         multiplier,
                         max,
-                    },
-                ),
+                    }
+                }),
                 automatic_transition_from_open_to_half_open_enabled: automatic,
                 max_wait_duration_in_half_open_state: max_wait,
                 transition_to_state_after_wait_duration: after_wait,
@@ -126,7 +129,11 @@ fn check_metrics(cb: &CircuitBreaker, model: &Model) -> Result<(), TestCaseError
         WindowKind::Empty => prop_assert_eq!(m.buffered, 0),
         WindowKind::TimeBased(_) => {}
     }
-    prop_assert!(u64::from(m.buffered) <= model.recorded, "{m:?} {}", model.recorded);
+    prop_assert!(
+        u64::from(m.buffered) <= model.recorded,
+        "{m:?} {}",
+        model.recorded
+    );
     prop_assert_eq!(cb.window_cells().len(), m.buffered as usize);
     Ok(())
 }
@@ -159,7 +166,10 @@ fn check_state(cb: &CircuitBreaker, model: &Model) -> Result<(), TestCaseError> 
         State::Open => prop_assert!(cb.open_wait_remaining(cb.now()).is_some()),
         _ => prop_assert!(cb.open_wait_remaining(cb.now()).is_none()),
     }
-    prop_assert_eq!(cb.half_open_trials().is_some(), cb.state() == State::HalfOpen);
+    prop_assert_eq!(
+        cb.half_open_trials().is_some(),
+        cb.state() == State::HalfOpen
+    );
     Ok(())
 }
 

@@ -4,8 +4,8 @@
 //! numbers come from the rules and from those tests, not from this engine's output.
 
 use resilience_sim::policy::circuit_breaker::{
-    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, OpenWaitFunction,
-    SlidingWindowType, State, WindowCell,
+    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, OpenWaitFunction, SlidingWindowType,
+    State, WindowCell,
 };
 use resilience_sim::scenario::breaker_script::{parse_breaker_script, run_breaker_script};
 
@@ -55,7 +55,13 @@ fn succeed(cb: &mut CircuitBreaker, now: u64) {
 /// assertCircuitBreakerMetricsEqualTo checks them.
 fn r4j_metrics(cb: &CircuitBreaker) -> (f32, u32, u32, u32, u64) {
     let m = cb.metrics();
-    (m.failure_rate, m.successful, m.buffered, m.failed, m.not_permitted)
+    (
+        m.failure_rate,
+        m.successful,
+        m.buffered,
+        m.failed,
+        m.not_permitted,
+    )
 }
 
 fn transitions(events: &[CircuitBreakerEvent]) -> Vec<(u64, State, State)> {
@@ -118,15 +124,24 @@ fn validation_follows_the_builder() {
     };
     bad(|c| c.failure_rate_threshold = 0.0, "failureRateThreshold");
     bad(|c| c.failure_rate_threshold = 100.5, "failureRateThreshold");
-    bad(|c| c.slow_call_rate_threshold = 0.0, "slowCallRateThreshold");
-    bad(|c| c.slow_call_duration_threshold = 0, "slowCallDurationThreshold");
+    bad(
+        |c| c.slow_call_rate_threshold = 0.0,
+        "slowCallRateThreshold",
+    );
+    bad(
+        |c| c.slow_call_duration_threshold = 0,
+        "slowCallDurationThreshold",
+    );
     bad(|c| c.sliding_window_size = 0, "slidingWindowSize");
     bad(|c| c.minimum_number_of_calls = 0, "minimumNumberOfCalls");
     bad(
         |c| c.permitted_number_of_calls_in_half_open_state = 0,
         "permittedNumberOfCallsInHalfOpenState",
     );
-    bad(|c| c.wait_duration_in_open_state = 0, "waitDurationInOpenState");
+    bad(
+        |c| c.wait_duration_in_open_state = 0,
+        "waitDurationInOpenState",
+    );
     bad(
         |c| c.transition_to_state_after_wait_duration = State::HalfOpen,
         "transitionToStateAfterWaitDuration",
@@ -172,7 +187,10 @@ fn count_based_window_holds_the_last_n_outcomes_whatever_their_age() {
     let m = cb.metrics();
     assert_eq!((m.buffered, m.failed, m.failure_rate), (5, 1, 20.0));
     use WindowCell::*;
-    assert_eq!(cb.window_cells(), [Failure, Success, Success, Success, Success]);
+    assert_eq!(
+        cb.window_cells(),
+        [Failure, Success, Success, Success, Success]
+    );
 }
 
 /// Resilience4j: shouldOpenAfterFailureRateThresholdExceeded2 (TIME_BASED, 20 s, min 5).
@@ -231,7 +249,10 @@ fn time_based_window_clears_after_its_length() {
     cb.on_success(100, 100);
     cb.on_error(800, 1_000, FAILURE); // slow error
     let m = cb.metrics();
-    assert_eq!((m.buffered, m.successful, m.failed, m.slow_failed), (3, 1, 2, 1));
+    assert_eq!(
+        (m.buffered, m.successful, m.failed, m.slow_failed),
+        (3, 1, 2, 1)
+    );
     cb.advance_to(4_800);
     assert_eq!(cb.metrics().buffered, 3);
     cb.advance_to(5_800);
@@ -333,11 +354,17 @@ fn slow_call_rate_alone_is_enough() {
     assert_eq!((m.failure_rate, m.slow_call_rate, m.slow), (0.0, 50.0, 2));
     let events = cb.drain_events();
     assert_eq!(
-        count(&events, |e| matches!(e, CircuitBreakerEvent::SlowCallRateExceeded { rate, .. } if *rate == 50.0)),
+        count(
+            &events,
+            |e| matches!(e, CircuitBreakerEvent::SlowCallRateExceeded { rate, .. } if *rate == 50.0)
+        ),
         1
     );
     assert_eq!(
-        count(&events, |e| matches!(e, CircuitBreakerEvent::FailureRateExceeded { .. })),
+        count(&events, |e| matches!(
+            e,
+            CircuitBreakerEvent::FailureRateExceeded { .. }
+        )),
         0
     );
 }
@@ -429,7 +456,10 @@ fn r4j_opens_on_the_fifth_call_at_60_percent() {
     assert_eq!(r4j_metrics(&cb), (60.0, 2, 5, 3, 0));
     let events = cb.drain_events();
     assert_eq!(
-        count(&events, |e| matches!(e, CircuitBreakerEvent::FailureRateExceeded { rate, .. } if *rate == 60.0)),
+        count(
+            &events,
+            |e| matches!(e, CircuitBreakerEvent::FailureRateExceeded { rate, .. } if *rate == 60.0)
+        ),
         1
     );
     assert!(!cb.try_acquire_permission(0));
@@ -443,14 +473,24 @@ fn tripping_reports_error_then_crossing_then_transition() {
     cb.drain_events();
     fail(&mut cb, 20);
     let events = cb.drain_events();
-    assert!(matches!(events[0], CircuitBreakerEvent::Error { at: 20, .. }));
+    assert!(matches!(
+        events[0],
+        CircuitBreakerEvent::Error { at: 20, .. }
+    ));
     assert_eq!(
         events[1],
-        CircuitBreakerEvent::FailureRateExceeded { at: 20, rate: 100.0 }
+        CircuitBreakerEvent::FailureRateExceeded {
+            at: 20,
+            rate: 100.0
+        }
     );
     assert_eq!(
         events[2],
-        CircuitBreakerEvent::StateTransition { at: 20, from: State::Closed, to: State::Open }
+        CircuitBreakerEvent::StateTransition {
+            at: 20,
+            from: State::Closed,
+            to: State::Open
+        }
     );
     assert_eq!(events.len(), 3);
 }
@@ -541,7 +581,10 @@ fn automatic_transition_fires_at_the_end_of_the_wait() {
     // Stamped when the timer fired, not when we looked.
     assert_eq!(
         transitions(&cb.drain_events()),
-        [(500, State::Closed, State::Open), (2_500, State::Open, State::HalfOpen)]
+        [
+            (500, State::Closed, State::Open),
+            (2_500, State::Open, State::HalfOpen)
+        ]
     );
     assert_eq!(cb.half_open_trials(), Some((0, 3)));
 }
@@ -888,7 +931,11 @@ fn disabled_permits_everything_and_records_nothing() {
     // Only the transition was reported: DISABLED does not publish call events.
     assert_eq!(
         cb.drain_events(),
-        [CircuitBreakerEvent::StateTransition { at: 0, from: State::Closed, to: State::Disabled }]
+        [CircuitBreakerEvent::StateTransition {
+            at: 0,
+            from: State::Closed,
+            to: State::Disabled
+        }]
     );
 }
 
@@ -931,10 +978,22 @@ fn metrics_only_records_reports_once_and_never_transitions() {
     assert_eq!(r4j_metrics(&cb), (60.0, 2, 5, 3, 0));
     cb.on_error(0, 0, "RuntimeException");
     let events = cb.drain_events();
-    assert_eq!(count(&events, |e| matches!(e, CircuitBreakerEvent::Error { .. })), 4);
-    assert_eq!(count(&events, |e| matches!(e, CircuitBreakerEvent::Success { .. })), 2);
     assert_eq!(
-        count(&events, |e| matches!(e, CircuitBreakerEvent::FailureRateExceeded { .. })),
+        count(&events, |e| matches!(e, CircuitBreakerEvent::Error { .. })),
+        4
+    );
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            CircuitBreakerEvent::Success { .. }
+        )),
+        2
+    );
+    assert_eq!(
+        count(&events, |e| matches!(
+            e,
+            CircuitBreakerEvent::FailureRateExceeded { .. }
+        )),
         1
     );
     assert!(transitions(&events).is_empty());
@@ -949,8 +1008,12 @@ fn metrics_only_reports_each_crossing_once_until_reentered() {
     let crossings = |cb: &mut CircuitBreaker| {
         let events = cb.drain_events();
         (
-            count(&events, |e| matches!(e, CircuitBreakerEvent::FailureRateExceeded { .. })),
-            count(&events, |e| matches!(e, CircuitBreakerEvent::SlowCallRateExceeded { .. })),
+            count(&events, |e| {
+                matches!(e, CircuitBreakerEvent::FailureRateExceeded { .. })
+            }),
+            count(&events, |e| {
+                matches!(e, CircuitBreakerEvent::SlowCallRateExceeded { .. })
+            }),
         )
     };
     for _ in 0..5 {
@@ -1032,7 +1095,10 @@ fn open_inherits_the_window_of_the_state_it_replaces() {
     succeed(&mut cb, 0);
     cb.transition_to(State::Open, 0).unwrap();
     assert_eq!((cb.metrics().buffered, cb.metrics().failed), (2, 1));
-    assert_eq!(cb.window_cells(), [WindowCell::Failure, WindowCell::Success]);
+    assert_eq!(
+        cb.window_cells(),
+        [WindowCell::Failure, WindowCell::Success]
+    );
 }
 
 /// Resilience4j: shouldResetMetrics, shouldResetToClosedState.
@@ -1054,7 +1120,11 @@ fn reset_goes_back_to_closed_with_a_fresh_window() {
     assert_eq!(
         cb.drain_events(),
         [
-            CircuitBreakerEvent::StateTransition { at: 30, from: State::Open, to: State::Closed },
+            CircuitBreakerEvent::StateTransition {
+                at: 30,
+                from: State::Open,
+                to: State::Closed
+            },
             CircuitBreakerEvent::Reset { at: 30 }
         ]
     );
@@ -1089,7 +1159,10 @@ fn ignore_wins_over_record_and_unlisted_exceptions_count_as_successes() {
     cb.on_error(0, 0, "ConnectException"); // a subclass of IOException: recorded
     assert_eq!(cb.metrics().failed, 1);
     let events = cb.drain_events();
-    assert!(matches!(events[0], CircuitBreakerEvent::IgnoredError { .. }));
+    assert!(matches!(
+        events[0],
+        CircuitBreakerEvent::IgnoredError { .. }
+    ));
     assert!(matches!(events[1], CircuitBreakerEvent::Success { .. }));
     assert!(matches!(events[2], CircuitBreakerEvent::Error { .. }));
 }

@@ -15,7 +15,12 @@ fn cli(args: &[&str], stdin: Option<&str>) -> Output {
         .spawn()
         .expect("the CLI starts");
     if let Some(text) = stdin {
-        child.stdin.take().unwrap().write_all(text.as_bytes()).unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
     }
     drop(child.stdin.take());
     child.wait_with_output().unwrap()
@@ -23,7 +28,11 @@ fn cli(args: &[&str], stdin: Option<&str>) -> Output {
 
 fn trace(args: &[&str]) -> Value {
     let out = cli(args, None);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("stdout is JSON")
 }
 
@@ -38,29 +47,61 @@ fn assert_row(demo: &str, threads: [u64; 6], failures: u64, breaker: Option<[&st
         threads.map(Value::from).to_vec(),
         "demo {demo}: threads held by recommendations"
     );
-    assert_eq!(trace["ticks"][5]["payment_failures"], failures, "demo {demo}");
+    assert_eq!(
+        trace["ticks"][5]["payment_failures"], failures,
+        "demo {demo}"
+    );
     let expected_breaker: Vec<Value> = match breaker {
         Some(states) => states.map(Value::from).to_vec(),
         None => vec![Value::Null; 6],
     };
-    assert_eq!(column(&trace, |t| t["breaker"].clone()), expected_breaker, "demo {demo}");
+    assert_eq!(
+        column(&trace, |t| t["breaker"].clone()),
+        expected_breaker,
+        "demo {demo}"
+    );
     assert_eq!(trace["ticks"][0]["t"], 1);
-    assert!(trace["ticks"][0]["events"].as_array().unwrap().iter().all(Value::is_string));
+    assert!(trace["ticks"][0]["events"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(Value::is_string));
 }
 
 #[test]
 fn demos_4_to_7_reproduce_the_table() {
     assert_row("4", [2, 4, 6, 6, 6, 6], 4, None);
-    assert_row("5", [2, 4, 6, 6, 4, 2], 2, Some(["CLOSED", "CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN"]));
+    assert_row(
+        "5",
+        [2, 4, 6, 6, 4, 2],
+        2,
+        Some(["CLOSED", "CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN"]),
+    );
     assert_row("6", [2, 3, 3, 3, 3, 3], 0, None);
-    assert_row("7", [2, 3, 3, 1, 0, 0], 0, Some(["CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN"]));
+    assert_row(
+        "7",
+        [2, 3, 3, 1, 0, 0],
+        0,
+        Some(["CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN"]),
+    );
 }
 
 #[test]
 fn demo_3_timeline_through_the_cli() {
     let trace = trace(&["demo", "3", "--ticks", "10"]);
     let states = column(&trace, |t| t["breaker"].clone());
-    let expected = ["CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN", "HALF_OPEN", "OPEN", "OPEN", "OPEN", "HALF_OPEN"];
+    let expected = [
+        "CLOSED",
+        "CLOSED",
+        "OPEN",
+        "OPEN",
+        "OPEN",
+        "HALF_OPEN",
+        "OPEN",
+        "OPEN",
+        "OPEN",
+        "HALF_OPEN",
+    ];
     assert_eq!(states, expected.map(Value::from).to_vec());
 }
 
@@ -83,12 +124,18 @@ protection = "circuit_breaker"
 
     let json = r#"{"name":"slow, none","tick":{"behaviour":"slow","protection":"none"}}"#;
     let from_stdin = cli(&["run", "-"], Some(json));
-    assert!(from_stdin.status.success(), "`-` reads JSON from standard input");
+    assert!(
+        from_stdin.status.success(),
+        "`-` reads JSON from standard input"
+    );
     let json_path = dir.join("s.json");
     std::fs::write(&json_path, json).unwrap();
     let from_json = trace(&["run", json_path.to_str().unwrap(), "--ticks", "3"]);
     assert_eq!(from_json["ticks"].as_array().unwrap().len(), 3);
-    assert_eq!(from_json["ticks"][2]["payment_failures"], 1, "payment fails from t = 3");
+    assert_eq!(
+        from_json["ticks"][2]["payment_failures"], 1,
+        "payment fails from t = 3"
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -97,7 +144,10 @@ fn assert_one_line_error(args: &[&str], stdin: Option<&str>, mentions: &str) {
     assert_eq!(out.status.code(), Some(2), "{args:?} exits with 2");
     let stderr = String::from_utf8(out.stderr).unwrap();
     assert_eq!(stderr.trim_end().lines().count(), 1, "one line: {stderr:?}");
-    assert!(stderr.contains(mentions), "{stderr:?} mentions {mentions:?}");
+    assert!(
+        stderr.contains(mentions),
+        "{stderr:?} mentions {mentions:?}"
+    );
     assert!(!stderr.contains("panicked"));
 }
 

@@ -47,14 +47,28 @@ fn documented_examples_parse_and_recover_at_t6() {
     let by_hand = Scenario::parse(&toml[0], Format::Toml).unwrap();
     let trace = by_hand.run(None).unwrap();
     assert_eq!(trace.ticks.len(), 8);
-    assert_eq!(trace.ticks[2].breaker, Some("OPEN"), "failing: opens at t = 3");
-    assert_eq!(trace.ticks[5].breaker, Some("CLOSED"), "healthy trials at t = 6 close it");
+    assert_eq!(
+        trace.ticks[2].breaker,
+        Some("OPEN"),
+        "failing: opens at t = 3"
+    );
+    assert_eq!(
+        trace.ticks[5].breaker,
+        Some("CLOSED"),
+        "healthy trials at t = 6 close it"
+    );
 
     let bigger = Scenario::parse(&json[0], Format::Json).unwrap();
     assert_eq!(bigger.tick.world.threads, 10);
-    assert_eq!(bigger.tick.circuit_breaker.wait_duration_in_open_state, 5_000);
+    assert_eq!(
+        bigger.tick.circuit_breaker.wait_duration_in_open_state,
+        5_000
+    );
     // Unset breaker fields take Resilience4j's defaults.
-    assert_eq!(bigger.tick.circuit_breaker.slow_call_duration_threshold, 60_000);
+    assert_eq!(
+        bigger.tick.circuit_breaker.slow_call_duration_threshold,
+        60_000
+    );
     let trace = bigger.run(None).unwrap();
     // Opens at t = 3; a 5 s wait makes it HALF_OPEN at t = 8, where the healthy trials close it.
     assert_eq!(trace.ticks[6].breaker, Some("OPEN"));
@@ -69,9 +83,17 @@ fn a_script_is_the_same_as_changing_the_select_by_hand() {
     )
     .unwrap();
     let recovering = catalogue::demo(2).unwrap().scenario();
-    assert_eq!(recovering.tick.behaviour, Behaviour::Recovering { healthy_from: 6 });
+    assert_eq!(
+        recovering.tick.behaviour,
+        Behaviour::Recovering { healthy_from: 6 }
+    );
     let states = |s: &Scenario| -> Vec<Option<&'static str>> {
-        s.run(None).unwrap().ticks.iter().map(|t| t.breaker).collect()
+        s.run(None)
+            .unwrap()
+            .ticks
+            .iter()
+            .map(|t| t.breaker)
+            .collect()
     };
     assert_eq!(states(&scripted), states(&recovering));
 }
@@ -90,7 +112,10 @@ fn bad_scenarios_are_refused_with_a_message() {
     ];
     for (text, mentions) in cases {
         let err = Scenario::parse(text, Format::Toml).expect_err(text);
-        assert!(err.contains(mentions), "{err:?} should mention {mentions:?}");
+        assert!(
+            err.contains(mentions),
+            "{err:?} should mention {mentions:?}"
+        );
         assert!(!err.contains('\n'), "one line: {err:?}");
     }
     assert!(Scenario::parse("{\"name\": 3}", Format::Json).is_err());

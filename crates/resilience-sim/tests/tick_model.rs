@@ -17,7 +17,8 @@ struct Row {
 }
 
 fn run(behaviour: Behaviour, protection: Protection, ticks: u32) -> Row {
-    let mut model = TickModel::new(TickConfig::new(behaviour, protection)).expect("spec config is valid");
+    let mut model =
+        TickModel::new(TickConfig::new(behaviour, protection)).expect("spec config is valid");
     let mut row = Row {
         recommendations_threads: vec![],
         payment_failures: 0,
@@ -88,7 +89,11 @@ fn failing_with_breaker_opens_at_3_half_opens_at_6_reopens_at_7_half_opens_at_10
 
 #[test]
 fn failing_breaker_window_holds_four_failures_when_it_opens() {
-    let mut model = TickModel::new(TickConfig::new(Behaviour::Failing, Protection::CircuitBreaker)).unwrap();
+    let mut model = TickModel::new(TickConfig::new(
+        Behaviour::Failing,
+        Protection::CircuitBreaker,
+    ))
+    .unwrap();
     for _ in 0..3 {
         model.step();
     }
@@ -101,11 +106,19 @@ fn failing_breaker_window_holds_four_failures_when_it_opens() {
 
 #[test]
 fn half_open_sends_exactly_two_trials_at_t6() {
-    let mut model = TickModel::new(TickConfig::new(Behaviour::Failing, Protection::CircuitBreaker)).unwrap();
+    let mut model = TickModel::new(TickConfig::new(
+        Behaviour::Failing,
+        Protection::CircuitBreaker,
+    ))
+    .unwrap();
     for _ in 0..5 {
         model.step();
     }
-    assert_eq!(model.threads_held_by(Dependency::Recommendations), 0, "refused calls take no thread");
+    assert_eq!(
+        model.threads_held_by(Dependency::Recommendations),
+        0,
+        "refused calls take no thread"
+    );
     model.step(); // t = 6: HALF_OPEN, 2 trials sent
     assert_eq!(model.breaker().unwrap().state(), H);
     assert_eq!(model.threads_held_by(Dependency::Recommendations), 2);
@@ -113,13 +126,21 @@ fn half_open_sends_exactly_two_trials_at_t6() {
 
 #[test]
 fn recovered_from_6_closes_at_6() {
-    let row = run(Behaviour::Recovering { healthy_from: 6 }, Protection::CircuitBreaker, 8);
+    let row = run(
+        Behaviour::Recovering { healthy_from: 6 },
+        Protection::CircuitBreaker,
+        8,
+    );
     assert_eq!(row.breaker, Some(vec![C, C, O, O, O, C, C, C]));
 }
 
 #[test]
 fn refused_calls_take_no_thread_and_are_not_recorded() {
-    let mut model = TickModel::new(TickConfig::new(Behaviour::Failing, Protection::CircuitBreaker)).unwrap();
+    let mut model = TickModel::new(TickConfig::new(
+        Behaviour::Failing,
+        Protection::CircuitBreaker,
+    ))
+    .unwrap();
     for _ in 0..4 {
         model.step();
     }
@@ -133,7 +154,11 @@ fn refused_calls_take_no_thread_and_are_not_recorded() {
 fn demo_catalogue_reproduces_its_promises() {
     // Demo 1: OPEN at t = 3. Demo 2: CLOSED at t = 6. Demo 3: OPEN again at t = 7.
     let state_at = |demo: u32, t: u32| {
-        let trace = catalogue::demo(demo).unwrap().scenario().run(Some(t)).unwrap();
+        let trace = catalogue::demo(demo)
+            .unwrap()
+            .scenario()
+            .run(Some(t))
+            .unwrap();
         trace.ticks[(t - 1) as usize].breaker
     };
     assert_eq!(state_at(1, 2), Some("CLOSED"));
@@ -148,7 +173,11 @@ fn demo_catalogue_reproduces_its_promises() {
 #[test]
 fn a_select_changed_mid_run_takes_effect_at_the_next_tick() {
     // Demo 2 by hand: failing with a breaker, switch to healthy before t = 6.
-    let mut by_hand = TickModel::new(TickConfig::new(Behaviour::Failing, Protection::CircuitBreaker)).unwrap();
+    let mut by_hand = TickModel::new(TickConfig::new(
+        Behaviour::Failing,
+        Protection::CircuitBreaker,
+    ))
+    .unwrap();
     for _ in 0..5 {
         by_hand.step();
     }

@@ -16,7 +16,11 @@ use resilience_sim::scenario::{breaker_script, catalogue, Format, Scenario};
 use resilience_sim::Millis;
 
 #[derive(Parser)]
-#[command(name = "resilience-sim", version, about = "Resilience4j policies, simulated exactly")]
+#[command(
+    name = "resilience-sim",
+    version,
+    about = "Resilience4j policies, simulated exactly"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -199,8 +203,8 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
         }
         Command::Run { file, ticks } => {
             let text = read(&file)?;
-            let scenario =
-                Scenario::parse(&text, Format::detect(&file, &text)).map_err(|e| format!("{file}: {e}"))?;
+            let scenario = Scenario::parse(&text, Format::detect(&file, &text))
+                .map_err(|e| format!("{file}: {e}"))?;
             trace_json(&scenario, ticks)
         }
         Command::Breaker { file } => {

@@ -1,6 +1,6 @@
 //! The worlds the course simulates. Each model owns its policies and advances only when
 //! the caller asks, by a tick or a step of virtual time.
 
-pub mod tick;
 pub mod amplification;
 pub mod jitter;
+pub mod tick;

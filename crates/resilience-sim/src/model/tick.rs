@@ -113,7 +113,10 @@ impl Protection {
     ];
 
     pub fn has_breaker(self) -> bool {
-        matches!(self, Protection::CircuitBreaker | Protection::BreakerAndBulkhead)
+        matches!(
+            self,
+            Protection::CircuitBreaker | Protection::BreakerAndBulkhead
+        )
     }
 
     pub fn has_bulkhead(self) -> bool {
@@ -179,7 +182,12 @@ impl TickWorld {
             0,
             MAX_ARRIVALS_PER_TICK,
         )?;
-        in_range("paymentPerTick", self.payment_per_tick, 0, MAX_ARRIVALS_PER_TICK)?;
+        in_range(
+            "paymentPerTick",
+            self.payment_per_tick,
+            0,
+            MAX_ARRIVALS_PER_TICK,
+        )?;
         in_range("timeoutTicks", self.timeout_ticks, 1, MAX_TIMEOUT_TICKS)
     }
 }
@@ -417,15 +425,21 @@ impl TickModel {
 
     /// The breaker guarding recommendations; `None` when the protection has none.
     pub fn breaker(&self) -> Option<&CircuitBreaker> {
-        self.config.protection.has_breaker().then_some(&self.breaker)
+        self.config
+            .protection
+            .has_breaker()
+            .then_some(&self.breaker)
     }
 
     /// Bulkhead permits in use by `dependency`; `None` without a bulkhead.
     pub fn bulkhead_in_use(&self, dependency: Dependency) -> Option<u32> {
-        self.config.protection.has_bulkhead().then(|| match dependency {
-            Dependency::Recommendations => self.recommendations_bulkhead.in_use(),
-            Dependency::Payment => self.payment_bulkhead.in_use(),
-        })
+        self.config
+            .protection
+            .has_bulkhead()
+            .then(|| match dependency {
+                Dependency::Recommendations => self.recommendations_bulkhead.in_use(),
+                Dependency::Payment => self.payment_bulkhead.in_use(),
+            })
     }
 
     /// The latest breaker state changes, oldest first (a bounded history, so a run of a
@@ -493,7 +507,9 @@ impl TickModel {
 
     fn complete_due_calls(&mut self, t: u32, now: Millis) {
         for index in 0..self.threads.len() {
-            let Some(held) = self.threads[index] else { continue };
+            let Some(held) = self.threads[index] else {
+                continue;
+            };
             if held.due_at > t {
                 continue;
             }
@@ -509,7 +525,14 @@ impl TickModel {
                 self.bulkhead_mut(held.dependency).release(now);
             }
             let duration = Millis::from(t - held.sent_at) * TICK_MS;
-            self.settle(held.call, held.dependency, held.outcome, held.guarded_by_breaker, now, duration);
+            self.settle(
+                held.call,
+                held.dependency,
+                held.outcome,
+                held.guarded_by_breaker,
+                now,
+                duration,
+            );
         }
     }
 
@@ -552,7 +575,8 @@ impl TickModel {
         let call = self.next_call;
         self.next_call += 1;
         let protection = self.config.protection;
-        let guarded_by_breaker = dependency == Dependency::Recommendations && protection.has_breaker();
+        let guarded_by_breaker =
+            dependency == Dependency::Recommendations && protection.has_breaker();
 
         if guarded_by_breaker {
             let permitted = self.breaker.try_acquire_permission(now);
@@ -569,7 +593,14 @@ impl TickModel {
                 // maxWaitDuration is 0 in this model (validated), so nobody waits.
                 Admission::Waiting(_) | Admission::Rejected => {
                     self.refuse(call, dependency, Refusal::BulkheadFull);
-                    self.settle(call, dependency, Outcome::BulkheadFull, guarded_by_breaker, now, 0);
+                    self.settle(
+                        call,
+                        dependency,
+                        Outcome::BulkheadFull,
+                        guarded_by_breaker,
+                        now,
+                        0,
+                    );
                     return;
                 }
             }
@@ -579,7 +610,14 @@ impl TickModel {
                 self.bulkhead_mut(dependency).release(now);
             }
             self.refuse(call, dependency, Refusal::NoFreeThread);
-            self.settle(call, dependency, Outcome::NoFreeThread, guarded_by_breaker, now, 0);
+            self.settle(
+                call,
+                dependency,
+                Outcome::NoFreeThread,
+                guarded_by_breaker,
+                now,
+                0,
+            );
             return;
         };
         let thread = index as u32 + 1;
@@ -596,7 +634,11 @@ impl TickModel {
             if holds_bulkhead_permit {
                 self.bulkhead_mut(dependency).release(now);
             }
-            self.last_events.push(TickEvent::AnsweredAtOnce { call, dependency, thread });
+            self.last_events.push(TickEvent::AnsweredAtOnce {
+                call,
+                dependency,
+                thread,
+            });
             self.settle(call, dependency, outcome, guarded_by_breaker, now, 0);
             return;
         }
@@ -629,7 +671,11 @@ impl TickModel {
             Refusal::BulkheadFull => self.tally.refused_by_bulkhead += 1,
             Refusal::NoFreeThread => self.tally.refused_no_thread += 1,
         }
-        self.last_events.push(TickEvent::Refused { call, dependency, reason });
+        self.last_events.push(TickEvent::Refused {
+            call,
+            dependency,
+            reason,
+        });
         if reason == Refusal::CallNotPermitted && dependency == Dependency::Recommendations {
             self.last_events.push(TickEvent::FallbackServed { call });
         }
@@ -645,7 +691,8 @@ impl TickModel {
     fn collect_breaker_transitions(&mut self) {
         for event in self.breaker.drain_events() {
             if let CircuitBreakerEvent::StateTransition { from, to, .. } = event {
-                self.last_events.push(TickEvent::BreakerTransition { from, to });
+                self.last_events
+                    .push(TickEvent::BreakerTransition { from, to });
                 if self.transitions.len() == TRANSITIONS_KEPT {
                     self.transitions.pop_front();
                 }

@@ -114,7 +114,10 @@ mod tests {
     fn demos_are_numbered_one_to_seven_in_order() {
         let numbers: Vec<u32> = DEMOS.iter().map(|d| d.number).collect();
         assert_eq!(numbers, vec![1, 2, 3, 4, 5, 6, 7]);
-        assert_eq!(demo(4).map(|d| d.title), Some("Slow service, no protection"));
+        assert_eq!(
+            demo(4).map(|d| d.title),
+            Some("Slow service, no protection")
+        );
         assert!(demo(0).is_none());
         assert!(demo(8).is_none());
     }

@@ -93,7 +93,12 @@ impl Format {
 
 impl Scenario {
     /// A tick-model scenario without a script.
-    pub fn tick(name: impl Into<String>, description: impl Into<String>, ticks: u32, tick: TickConfig) -> Self {
+    pub fn tick(
+        name: impl Into<String>,
+        description: impl Into<String>,
+        ticks: u32,
+        tick: TickConfig,
+    ) -> Self {
         Self {
             name: name.into(),
             description: description.into(),
@@ -143,7 +148,10 @@ impl Scenario {
             if change.behaviour.is_none() && change.protection.is_none() {
                 return Err(ConfigError::new(
                     "script",
-                    format!("the change at t = {} changes nothing (give behaviour or protection)", change.at),
+                    format!(
+                        "the change at t = {} changes nothing (give behaviour or protection)",
+                        change.at
+                    ),
                 ));
             }
         }

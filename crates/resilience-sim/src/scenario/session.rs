@@ -157,7 +157,8 @@ impl TickSession {
 
     fn change(&mut self, change: ScriptedChange) {
         // A change rewrites the future: later changes of the learner's are dropped.
-        self.changes.retain(|c| c.at < change.at || (c.at == change.at && !same_kind(c, &change)));
+        self.changes
+            .retain(|c| c.at < change.at || (c.at == change.at && !same_kind(c, &change)));
         self.changes.push(change);
         // Replaying keeps the scenario's own script and the learner's changes in one order.
         let t = self.tick();
@@ -177,5 +178,6 @@ impl TickSession {
 }
 
 fn same_kind(a: &ScriptedChange, b: &ScriptedChange) -> bool {
-    (a.behaviour.is_some() && b.behaviour.is_some()) || (a.protection.is_some() && b.protection.is_some())
+    (a.behaviour.is_some() && b.behaviour.is_some())
+        || (a.protection.is_some() && b.protection.is_some())
 }

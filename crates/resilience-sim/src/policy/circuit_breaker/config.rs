@@ -45,7 +45,11 @@ pub enum OpenWaitFunction {
         #[serde(with = "crate::duration::serde_millis")]
         initial: Millis,
         multiplier: f64,
-        #[serde(default, with = "serde_opt_millis", skip_serializing_if = "Option::is_none")]
+        #[serde(
+            default,
+            with = "serde_opt_millis",
+            skip_serializing_if = "Option::is_none"
+        )]
         max: Option<Millis>,
     },
 }
@@ -377,10 +381,14 @@ fn superclass(name: &str) -> &'static str {
     match name {
         "Throwable" => "Throwable",
         "Exception" | "Error" => "Throwable",
-        "RuntimeException" | "IOException" | "TimeoutException" | "InterruptedException"
+        "RuntimeException"
+        | "IOException"
+        | "TimeoutException"
+        | "InterruptedException"
         | "ExecutionException" => "Exception",
-        "SocketException" | "InterruptedIOException" | "UnknownHostException"
-        | "SSLException" => "IOException",
+        "SocketException" | "InterruptedIOException" | "UnknownHostException" | "SSLException" => {
+            "IOException"
+        }
         "ConnectException" | "NoRouteToHostException" => "SocketException",
         "SocketTimeoutException" => "InterruptedIOException",
         "HttpServerErrorException" | "HttpClientErrorException" => "HttpStatusCodeException",
@@ -484,7 +492,10 @@ mod tests {
         assert!(exception_matches("IOException", "ConnectException"));
         assert!(exception_matches("IOException", "SocketTimeoutException"));
         assert!(exception_matches("Exception", "HttpServerErrorException"));
-        assert!(exception_matches("RuntimeException", "CallNotPermittedException"));
+        assert!(exception_matches(
+            "RuntimeException",
+            "CallNotPermittedException"
+        ));
         assert!(!exception_matches("ConnectException", "IOException"));
         assert!(!exception_matches("RuntimeException", "IOException"));
         assert!(!exception_matches("Exception", "OutOfMemoryError"));

@@ -442,7 +442,11 @@ impl CircuitBreaker {
     /// The next instant at which a timer will change the state by itself, if any.
     pub fn next_timer(&self) -> Option<Millis> {
         match self.state {
-            State::Open if self.config.automatic_transition_from_open_to_half_open_enabled => {
+            State::Open
+                if self
+                    .config
+                    .automatic_transition_from_open_to_half_open_enabled =>
+            {
                 Some(self.open_until)
             }
             State::HalfOpen => self.half_open_deadline,
@@ -630,8 +634,16 @@ impl CircuitBreaker {
             )
         } else {
             (
-                reaches(snapshot.failed, snapshot.calls, self.config.failure_rate_threshold),
-                reaches(snapshot.slow, snapshot.calls, self.config.slow_call_rate_threshold),
+                reaches(
+                    snapshot.failed,
+                    snapshot.calls,
+                    self.config.failure_rate_threshold,
+                ),
+                reaches(
+                    snapshot.slow,
+                    snapshot.calls,
+                    self.config.slow_call_rate_threshold,
+                ),
             )
         };
         if failure || slow {
@@ -692,7 +704,8 @@ impl CircuitBreaker {
         self.advance_to(now);
         self.enter(State::Closed, self.now);
         if self.publishing(true) {
-            self.events.push(CircuitBreakerEvent::Reset { at: self.now });
+            self.events
+                .push(CircuitBreakerEvent::Reset { at: self.now });
         }
     }
 
@@ -751,7 +764,9 @@ impl CircuitBreaker {
         // transition: Resilience4j's timer fires at once.
         if to == State::Open
             && self.open_until <= at
-            && self.config.automatic_transition_from_open_to_half_open_enabled
+            && self
+                .config
+                .automatic_transition_from_open_to_half_open_enabled
         {
             self.enter(State::HalfOpen, at);
         }
@@ -896,8 +911,8 @@ mod tests {
     #[test]
     fn threshold_shortcuts_match_the_f32_comparison() {
         let thresholds = [
-            0.1f32, 1.0, 10.0, 12.5, 20.0, 25.0, 33.0, 33.333_332, 33.333_336, 40.0, 50.0,
-            60.0, 66.666_66, 66.666_67, 70.0, 75.0, 80.0, 90.0, 99.0, 99.99, 100.0,
+            0.1f32, 1.0, 10.0, 12.5, 20.0, 25.0, 33.0, 33.333_332, 33.333_336, 40.0, 50.0, 60.0,
+            66.666_66, 66.666_67, 70.0, 75.0, 80.0, 90.0, 99.0, 99.99, 100.0,
         ];
         for &threshold in &thresholds {
             for n in 1..=400u32 {

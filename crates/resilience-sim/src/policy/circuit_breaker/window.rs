@@ -95,10 +95,10 @@ struct Packed(u128);
 impl Packed {
     /// What one outcome adds to each lane.
     const DELTA: [u128; 4] = [
-        1,                                    // Success
-        1 | 1 << 32,                          // Failure
-        1 | 1 << 64,                          // SlowSuccess
-        1 | 1 << 32 | 1 << 64 | 1 << 96,      // SlowFailure
+        1,                               // Success
+        1 | 1 << 32,                     // Failure
+        1 | 1 << 64,                     // SlowSuccess
+        1 | 1 << 32 | 1 << 64 | 1 << 96, // SlowFailure
     ];
 
     #[inline(always)]
@@ -219,10 +219,11 @@ impl SlidingWindow {
                 // As in Resilience4j, bucket i starts stamped with the current second + i;
                 // only the head (the current second) matters until the window moves.
                 let second = now / 1000;
-                self.buckets.extend((0..seconds.max(1) as u64).map(|i| Slot {
-                    epoch_second: second + i,
-                    totals: Packed::default(),
-                }));
+                self.buckets
+                    .extend((0..seconds.max(1) as u64).map(|i| Slot {
+                        epoch_second: second + i,
+                        totals: Packed::default(),
+                    }));
                 self.roll_at = next_second(second);
             }
             WindowKind::Empty => {}
@@ -338,7 +339,10 @@ impl SlidingWindow {
                         WindowCell::SlowSuccess,
                         t.slow_successful() as usize,
                     ));
-                    out.extend(std::iter::repeat_n(WindowCell::Failure, fast_failed as usize));
+                    out.extend(std::iter::repeat_n(
+                        WindowCell::Failure,
+                        fast_failed as usize,
+                    ));
                     out.extend(std::iter::repeat_n(
                         WindowCell::SlowFailure,
                         t.slow_failed as usize,
