@@ -20,15 +20,15 @@ for (const [name, viewport] of [
     assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 1: /);
 
     await links.nth(3).click();
-    assert.equal(
-      await page.getByTestId('demo-heading').textContent(),
-      'Demo 4: Slow service, no protection',
-    );
+    await page.getByTestId('demo-heading').filter({ hasText: 'Demo 4: Slow service, no protection' }).waitFor();
+    assert.match(page.url(), /\?demo=4$/);
 
-    // Keyboard: Tab reaches a demo button and Enter opens it.
+    // Keyboard: Tab reaches a demo link and Enter opens it; Back returns to the last one.
     await links.nth(5).focus();
     await page.keyboard.press('Enter');
-    assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 6: /);
+    await page.getByTestId('demo-heading').filter({ hasText: /^Demo 6: / }).waitFor();
+    await page.goBack();
+    await page.getByTestId('demo-heading').filter({ hasText: /^Demo 4: / }).waitFor();
 
     await screenshot(page, `shell-${name}`);
     assert.deepEqual(problems, [], 'no console errors or failed requests');

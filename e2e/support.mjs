@@ -15,9 +15,10 @@ export function launchBrowser() {
   });
 }
 
-// Opens the page at `path` and collects console errors, page errors and failed requests.
-export async function openPage(browser, viewport, path = '') {
-  const page = await browser.newPage({ viewport });
+// Opens the page at `path` (in the given colour scheme) and collects console errors, page
+// errors and failed requests.
+export async function openPage(browser, viewport, path = '', colorScheme = 'light') {
+  const page = await browser.newPage({ viewport, colorScheme });
   const problems = [];
   page.on('console', (msg) => {
     if (msg.type() === 'error') problems.push(`console: ${msg.text()}`);

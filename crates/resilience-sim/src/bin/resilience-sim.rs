@@ -190,10 +190,19 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             ticks,
             scenario,
         } => {
+            if let Some(lab) = catalogue::lab(number) {
+                let command = match lab.lab {
+                    catalogue::Lab::Amplification => "lab amplification",
+                    catalogue::Lab::Jitter => "lab jitter",
+                };
+                return Err(format!(
+                    "demo {number} is a lab, not a tick demo: run `resilience-sim {command}` (its flags set the lab's controls)"
+                ));
+            }
             let demo = catalogue::demo(number).ok_or_else(|| {
                 format!(
-                    "there is no demo {number} (demos are numbered 1 to {})",
-                    catalogue::DEMOS.len()
+                    "there is no demo {number} (the course is numbered 1 to {})",
+                    catalogue::course().count()
                 )
             })?;
             if scenario {

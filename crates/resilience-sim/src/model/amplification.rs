@@ -686,3 +686,29 @@ pub fn run_all(config: &AmplificationConfig) -> Result<[AmplificationRun; 3], Co
         run(config, AmplificationPolicy::Budget)?,
     ])
 }
+
+impl AmplificationRun {
+    /// Mean successes per second after the degradation ended, as a percentage of demand:
+    /// the number the page's summary reads ("successes stay at 38 % of demand"). `None`
+    /// when the degradation lasts to the end of the run.
+    pub fn success_percent_after_trigger(&self, demand_per_second: u32) -> Option<f64> {
+        let after: Vec<&AmplificationStep> = self
+            .steps
+            .iter()
+            .filter(|s| s.t_ms >= self.degradation_end_ms)
+            .collect();
+        if after.is_empty() || demand_per_second == 0 {
+            return None;
+        }
+        let mean = after.iter().map(|s| s.succeeded as f64).sum::<f64>() / after.len() as f64;
+        Some(100.0 * mean / f64::from(demand_per_second))
+    }
+
+    /// Calls made per original request over the whole run (1.0 = no amplification).
+    pub fn amplification(&self) -> f64 {
+        if self.totals.requests == 0 {
+            return 0.0;
+        }
+        self.totals.calls as f64 / self.totals.requests as f64
+    }
+}

@@ -43,7 +43,7 @@ pub const DEMOS: [DemoInfo; 7] = [
         watch: "The window fills with failures and the breaker opens at t = 3; refused calls take no thread and no time.",
         behaviour: Behaviour::Failing,
         protection: Protection::CircuitBreaker,
-        ticks: 6,
+        ticks: 5,
     },
     DemoInfo {
         number: 2,
@@ -106,6 +106,61 @@ pub fn demo(number: u32) -> Option<&'static DemoInfo> {
     DEMOS.iter().find(|d| d.number == number)
 }
 
+/// Which rate-based lab a numbered demo runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lab {
+    /// Lab A of ../shared/spec/02-retry-labs.md: retries hold a system down.
+    Amplification,
+    /// Lab B: jitter against synchronized waves.
+    Jitter,
+}
+
+/// A numbered lab demo (after the tick demos).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LabInfo {
+    pub number: u32,
+    pub title: &'static str,
+    pub setup: &'static str,
+    pub watch: &'static str,
+    pub lab: Lab,
+}
+
+/// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md.
+pub const LABS: [LabInfo; 2] = [
+    LabInfo {
+        number: 8,
+        title: "Retries can keep a system down",
+        setup: "1,000 requests/s, a provider that degrades for 5 s; no retries, 3 retries, a retry budget",
+        watch: "With 3 retries the provider stays overloaded long after it is healthy again; the budget recovers.",
+        lab: Lab::Amplification,
+    },
+    LabInfo {
+        number: 9,
+        title: "Jitter against synchronized waves",
+        setup: "1,000 clients fail at once and retry with exponential backoff against 150 calls per 100 ms",
+        watch: "Without jitter the retries arrive in waves; full jitter spreads them and everyone is served sooner.",
+        lab: Lab::Jitter,
+    },
+];
+
+/// The lab with this number, if there is one.
+pub fn lab(number: u32) -> Option<&'static LabInfo> {
+    LABS.iter().find(|l| l.number == number)
+}
+
+/// Every numbered entry of the course, in order: (number, title).
+pub fn course() -> impl Iterator<Item = (u32, &'static str)> {
+    DEMOS
+        .iter()
+        .map(|d| (d.number, d.title))
+        .chain(LABS.iter().map(|l| (l.number, l.title)))
+}
+
+/// Whether `number` is a demo or a lab of the course.
+pub fn exists(number: u32) -> bool {
+    demo(number).is_some() || lab(number).is_some()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -120,5 +175,14 @@ mod tests {
         );
         assert!(demo(0).is_none());
         assert!(demo(8).is_none());
+    }
+
+    #[test]
+    fn the_course_numbers_its_labs_after_the_tick_demos() {
+        let numbers: Vec<u32> = course().map(|(n, _)| n).collect();
+        assert_eq!(numbers, (1..=9).collect::<Vec<_>>());
+        assert_eq!(lab(8).map(|l| l.lab), Some(Lab::Amplification));
+        assert_eq!(lab(9).map(|l| l.lab), Some(Lab::Jitter));
+        assert!(exists(9) && !exists(10) && !exists(0));
     }
 }

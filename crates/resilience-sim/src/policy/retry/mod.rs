@@ -580,3 +580,10 @@ impl RetryContext {
         self.finished.is_some()
     }
 }
+
+/// Calls that reach the provider for one user action when `layers` services in a chain
+/// each make up to `attempts_per_layer` attempts: attempts^layers (3 layers of 3 attempts
+/// turn one click into 27 calls). Saturates instead of overflowing.
+pub fn calls_on_provider(layers: u32, attempts_per_layer: u32) -> u64 {
+    u64::from(attempts_per_layer).saturating_pow(layers)
+}

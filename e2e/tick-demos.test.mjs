@@ -1,0 +1,129 @@
+// End-to-end: every tick demo walked to its end with the keyboard in Chromium, with the
+// spec's end states checked, screenshots at 1280x800 and 390x844 (light and dark), and
+// the time of one Next Tick measured over many ticks (reported, not asserted).
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile, mkdir } from 'node:fs/promises';
+import { launchBrowser, openPage, screenshot } from './support.mjs';
+
+let browser;
+before(async () => { browser = await launchBrowser(); });
+after(async () => { await browser?.close(); });
+
+// Breaker state at the end of each demo's own run (../shared/spec/01-tick-model.md):
+// Demo 1 opened at t = 3 and still waits at t = 5; Demo 2 closed at t = 6; Demo 3 is
+// HALF_OPEN again at t = 10; Demos 5 and 7 opened at t = 5 and t = 4.
+const END_STATE = { 1: 'OPEN', 2: 'CLOSED', 3: 'HALF_OPEN', 4: null, 5: 'OPEN', 6: null, 7: 'OPEN' };
+const PAYMENT_FAILURES = { 4: '4', 5: '2', 6: '0', 7: '0' };
+
+async function demoTicks(page) {
+  const text = await page.locator('.tick-counter .of').textContent();
+  return Number(/(\d+) ticks/.exec(text)[1]);
+}
+
+for (const [name, viewport, colorScheme] of [
+  ['desktop', { width: 1280, height: 800 }, 'light'],
+  ['phone', { width: 390, height: 844 }, 'dark'],
+]) {
+  test(`walk Demos 1-7 with the keyboard (${name}, ${colorScheme})`, async () => {
+    const { page, problems } = await openPage(browser, viewport, '?demo=1', colorScheme);
+    for (let demo = 1; demo <= 7; demo++) {
+      await page.getByTestId('demo-heading').filter({ hasText: `Demo ${demo}:` }).waitFor();
+      assert.equal(await page.getByTestId('tick-counter').textContent(), '0');
+      const ticks = await demoTicks(page);
+      // Focus the page body so the shortcuts go to the page, not a control.
+      await page.locator('body').click({ position: { x: 1, y: 1 } });
+      for (let t = 1; t <= ticks; t++) {
+        await page.keyboard.press(t % 2 ? 'n' : ' ');
+        await page.getByTestId('tick-counter').filter({ hasText: new RegExp(`^${t}$`) }).waitFor();
+      }
+      await page.getByTestId('outcome').waitFor();
+      const state = await page.getByTestId('breaker-state').count()
+        ? await page.getByTestId('breaker-state').textContent()
+        : null;
+      assert.equal(state, END_STATE[demo], `demo ${demo} ends ${END_STATE[demo]}`);
+      if (PAYMENT_FAILURES[demo]) {
+        assert.equal(await page.getByTestId('payment-failures').textContent(), PAYMENT_FAILURES[demo]);
+      }
+      await screenshot(page, `demo-${demo}-${name}-${colorScheme}`);
+      // B steps back, R resets.
+      await page.keyboard.press('b');
+      await page.getByTestId('tick-counter').filter({ hasText: new RegExp(`^${ticks - 1}$`) }).waitFor();
+      await page.keyboard.press('r');
+      await page.getByTestId('tick-counter').filter({ hasText: /^0$/ }).waitFor();
+      if (demo < 7) {
+        await page.getByTestId('next-demo').focus();
+        await page.keyboard.press('Enter');
+      }
+    }
+    // P plays and pauses.
+    await page.locator('body').click({ position: { x: 1, y: 1 } });
+    await page.keyboard.press('p');
+    await page.getByTestId('tick-counter').filter({ hasText: /^[1-9]/ }).waitFor();
+    await page.keyboard.press('p');
+    assert.equal(await page.getByTestId('play').textContent(), 'Play');
+    assert.deepEqual(problems, [], 'no console errors or failed requests');
+    await page.close();
+  });
+}
+
+test('a link reproduces the learner’s view', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=4');
+  await page.getByTestId('next-tick').click();
+  await page.getByTestId('next-tick').click();
+  await page.getByTestId('protection-select').selectOption('bulkhead');
+  await page.getByTestId('next-tick').click();
+  await page.getByTestId('tick-counter').filter({ hasText: /^3$/ }).waitFor();
+  const url = page.url();
+  assert.match(url, /demo=4/);
+  assert.match(url, /t=3/);
+  assert.match(url, /changes=3\.bulkhead/);
+  const cells = async (p) => p.locator('[data-testid=thread-cell][data-owner=recommendations]').count();
+  const before = await cells(page);
+  const { page: again, problems: againProblems } = await openPage(browser, { width: 1280, height: 800 }, url.slice(url.indexOf('?')));
+  await again.getByTestId('tick-counter').filter({ hasText: /^3$/ }).waitFor();
+  assert.equal(await cells(again), before);
+  assert.equal(await again.getByTestId('protection-select').inputValue(), 'bulkhead');
+  assert.deepEqual([...problems, ...againProblems], []);
+  await page.close();
+  await again.close();
+});
+
+test('time of one Next Tick (handler plus DOM update), median of 300', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=7');
+  await page.getByTestId('next-tick').waitFor();
+  const result = await page.evaluate(async () => {
+    const button = document.querySelector('[data-testid=next-tick]');
+    const counter = document.querySelector('[data-testid=tick-counter]');
+    const dom = [];
+    const layout = [];
+    for (let i = 1; i <= 300; i++) {
+      const expected = String(Number(counter.textContent) + 1);
+      const start = performance.now();
+      button.click();
+      // Leptos applies signal changes in microtasks: wait until the counter shows the tick.
+      for (let spins = 0; counter.textContent !== expected && spins < 10000; spins++) {
+        await Promise.resolve();
+      }
+      const updated = performance.now();
+      void document.body.offsetHeight; // force style and layout of the new DOM
+      const laidOut = performance.now();
+      dom.push(updated - start);
+      layout.push(laidOut - start);
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+    const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+    return {
+      ticks: dom.length,
+      dom_median_ms: median(dom), dom_p95_ms: p95(dom),
+      with_layout_median_ms: median(layout), with_layout_p95_ms: p95(layout),
+    };
+  });
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(new URL('./results/next-tick.json', import.meta.url), JSON.stringify(result, null, 2));
+  console.log(`Next Tick timing: ${JSON.stringify(result)}`);
+  assert.equal(result.ticks, 300);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
