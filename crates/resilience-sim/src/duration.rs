@@ -75,6 +75,25 @@ pub mod serde_millis {
     }
 }
 
+/// Serde adapter for `Option<Millis>` in the same formats as [`serde_millis`]; `null` or
+/// absent is `None`: `#[serde(with = "crate::duration::serde_opt_millis")]`.
+pub mod serde_opt_millis {
+    use super::*;
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
+        #[derive(Deserialize)]
+        struct Wrapped(#[serde(with = "super::serde_millis")] Millis);
+        Ok(Option::<Wrapped>::deserialize(d)?.map(|Wrapped(ms)| ms))
+    }
+
+    pub fn serialize<S: Serializer>(ms: &Option<Millis>, s: S) -> Result<S::Ok, S::Error> {
+        match ms {
+            Some(ms) => serde_millis::serialize(ms, s),
+            None => s.serialize_none(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

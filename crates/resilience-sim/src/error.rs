@@ -23,6 +23,19 @@ impl ConfigError {
     }
 }
 
+/// Checks that a whole-number setting lies in `min..=max`, with the message every
+/// model uses.
+pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
+    if (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!("must be between {min} and {max} (got {value})"),
+        ))
+    }
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.field, self.message)

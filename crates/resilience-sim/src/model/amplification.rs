@@ -68,6 +68,7 @@ use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use crate::error::check_range;
 use crate::policy::retry::{
     Backoff, Jitter, Retry, RetryBudget, RetryBudgetConfig, RetryConfig, RetryDecision,
 };
@@ -218,17 +219,6 @@ fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), Confi
     }
 }
 
-fn check_integer(field: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
-    if (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("must be between {min} and {max} (got {value})"),
-        ))
-    }
-}
-
 fn check_step_multiple(field: &str, value: Millis) -> Result<(), ConfigError> {
     if value.is_multiple_of(STEP_MS) {
         Ok(())
@@ -243,7 +233,7 @@ fn check_step_multiple(field: &str, value: Millis) -> Result<(), ConfigError> {
 impl AmplificationConfig {
     /// Bounds that keep every run finite and fast, whatever a slider or flag says.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_integer(
+        check_range(
             "demandPerSecond",
             u64::from(self.demand_per_second),
             1,
@@ -256,36 +246,36 @@ impl AmplificationConfig {
             0.0,
             100.0,
         )?;
-        check_integer("durationMs", self.duration_ms, STEP_MS, MAX_DURATION_MS)?;
+        check_range("durationMs", self.duration_ms, STEP_MS, MAX_DURATION_MS)?;
         check_step_multiple("durationMs", self.duration_ms)?;
-        check_integer(
+        check_range(
             "degradationStartMs",
             self.degradation_start_ms,
             0,
             MAX_DURATION_MS,
         )?;
         check_step_multiple("degradationStartMs", self.degradation_start_ms)?;
-        check_integer("degradationMs", self.degradation_ms, 0, MAX_DURATION_MS)?;
+        check_range("degradationMs", self.degradation_ms, 0, MAX_DURATION_MS)?;
         check_step_multiple("degradationMs", self.degradation_ms)?;
         check_number("waste", self.waste, 0.0, 10.0)?;
-        check_integer(
+        check_range(
             "retries",
             u64::from(self.retries),
             0,
             u64::from(MAX_RETRIES),
         )?;
         check_number("budgetPercent", self.budget_percent, 0.0, 1_000.0)?;
-        check_integer("budgetTtlMs", self.budget_ttl_ms, 1_000, 60_000)?;
-        check_integer(
+        check_range("budgetTtlMs", self.budget_ttl_ms, 1_000, 60_000)?;
+        check_range(
             "budgetMinRetriesPerSecond",
             u64::from(self.budget_min_retries_per_second),
             0,
             100_000,
         )?;
-        check_integer("backoffBaseMs", self.backoff_base_ms, 1, 60_000)?;
+        check_range("backoffBaseMs", self.backoff_base_ms, 1, 60_000)?;
         check_number("backoffMultiplier", self.backoff_multiplier, 1.0, 10.0)?;
         if let Some(cap) = self.backoff_cap_ms {
-            check_integer("backoffCapMs", cap, self.backoff_base_ms, MAX_DURATION_MS)?;
+            check_range("backoffCapMs", cap, self.backoff_base_ms, MAX_DURATION_MS)?;
         }
         if self.backoff == BackoffKind::None && self.jitter != Jitter::None {
             return Err(ConfigError::new(

@@ -38,8 +38,9 @@ use rand::{Rng, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use crate::error::{check_range, ConfigError};
 use crate::policy::retry::{Backoff, Jitter};
-use crate::{ConfigError, Millis};
+use crate::Millis;
 
 /// The length of one slot.
 pub const SLOT_MS: Millis = 100;
@@ -85,33 +86,22 @@ impl Default for JitterConfig {
     }
 }
 
-fn check_integer(field: &str, value: u64, min: u64, max: u64) -> Result<(), ConfigError> {
-    if (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("must be between {min} and {max} (got {value})"),
-        ))
-    }
-}
-
 impl JitterConfig {
     /// Bounds that keep every run finite and fast, whatever a slider or flag says.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_integer(
+        check_range(
             "clients",
             u64::from(self.clients),
             1,
             u64::from(MAX_CLIENTS),
         )?;
-        check_integer(
+        check_range(
             "capacityPerSlot",
             u64::from(self.capacity_per_slot),
             1,
             100_000,
         )?;
-        check_integer("baseMs", self.base_ms, SLOT_MS, 60_000)?;
+        check_range("baseMs", self.base_ms, SLOT_MS, 60_000)?;
         if !self.multiplier.is_finite() || !(1.0..=10.0).contains(&self.multiplier) {
             return Err(ConfigError::new(
                 "multiplier",
@@ -122,9 +112,9 @@ impl JitterConfig {
             ));
         }
         if let Some(cap) = self.cap_ms {
-            check_integer("capMs", cap, self.base_ms, 600_000)?;
+            check_range("capMs", cap, self.base_ms, 600_000)?;
         }
-        check_integer("durationMs", self.duration_ms, 0, MAX_DURATION_MS)?;
+        check_range("durationMs", self.duration_ms, 0, MAX_DURATION_MS)?;
         if !self.duration_ms.is_multiple_of(SLOT_MS) {
             return Err(ConfigError::new(
                 "durationMs",

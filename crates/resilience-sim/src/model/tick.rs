@@ -28,7 +28,7 @@ use std::collections::VecDeque;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ConfigError;
+use crate::error::{check_range, ConfigError};
 use crate::outcome::Outcome;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
@@ -166,14 +166,7 @@ pub const MAX_TIMEOUT_TICKS: u32 = 20;
 impl TickWorld {
     pub fn validate(&self) -> Result<(), ConfigError> {
         let in_range = |field: &str, value: u32, min: u32, max: u32| {
-            if (min..=max).contains(&value) {
-                Ok(())
-            } else {
-                Err(ConfigError::new(
-                    field,
-                    format!("must be between {min} and {max} (got {value})"),
-                ))
-            }
+            check_range(field, value.into(), min.into(), max.into())
         };
         in_range("threads", self.threads, 1, MAX_THREADS)?;
         in_range(

@@ -47,7 +47,7 @@ pub enum OpenWaitFunction {
         multiplier: f64,
         #[serde(
             default,
-            with = "serde_opt_millis",
+            with = "crate::duration::serde_opt_millis",
             skip_serializing_if = "Option::is_none"
         )]
         max: Option<Millis>,
@@ -411,37 +411,6 @@ fn superclass(name: &str) -> &'static str {
         "VirtualMachineError" | "AssertionError" => "Error",
         other if other.ends_with("Error") => "Error",
         _ => "Exception",
-    }
-}
-
-/// Serde adapter for an optional duration (`"5s"`, `800`, or absent).
-mod serde_opt_millis {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::Millis;
-
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Number(u64),
-        Text(String),
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
-        match Option::<Raw>::deserialize(d)? {
-            None => Ok(None),
-            Some(Raw::Number(n)) => Ok(Some(n)),
-            Some(Raw::Text(t)) => crate::duration::parse_duration(&t)
-                .map(Some)
-                .map_err(serde::de::Error::custom),
-        }
-    }
-
-    pub fn serialize<S: Serializer>(ms: &Option<Millis>, s: S) -> Result<S::Ok, S::Error> {
-        match ms {
-            Some(ms) => crate::duration::serde_millis::serialize(ms, s),
-            None => s.serialize_none(),
-        }
     }
 }
 

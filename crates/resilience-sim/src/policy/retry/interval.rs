@@ -44,39 +44,6 @@ fn default_randomization_factor() -> f64 {
     DEFAULT_RANDOMIZATION_FACTOR
 }
 
-/// Serde adapter for `Option<Millis>` in the same formats as
-/// [`crate::duration::serde_millis`] (`"800ms"`, `"5s"`, a number); `null` or absent is `None`.
-pub(crate) mod serde_opt_millis {
-    use serde::{Deserialize, Deserializer, Serializer};
-
-    use crate::duration::{format_duration, parse_duration};
-    use crate::Millis;
-
-    #[derive(Deserialize)]
-    #[serde(untagged)]
-    enum Raw {
-        Number(u64),
-        Text(String),
-    }
-
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Millis>, D::Error> {
-        match Option::<Raw>::deserialize(d)? {
-            None => Ok(None),
-            Some(Raw::Number(n)) => Ok(Some(n)),
-            Some(Raw::Text(t)) => parse_duration(&t)
-                .map(Some)
-                .map_err(serde::de::Error::custom),
-        }
-    }
-
-    pub fn serialize<S: Serializer>(ms: &Option<Millis>, s: S) -> Result<S::Ok, S::Error> {
-        match ms {
-            Some(ms) => s.serialize_str(&format_duration(*ms)),
-            None => s.serialize_none(),
-        }
-    }
-}
-
 /// A Resilience4j interval function: the wait after attempt `k` failed.
 ///
 /// Validation follows Resilience4j 2.x (`io.github.resilience4j.core.IntervalFunction`
@@ -108,7 +75,7 @@ pub enum IntervalFunction {
         #[serde(default = "default_multiplier")]
         multiplier: f64,
         #[serde(
-            with = "serde_opt_millis",
+            with = "crate::duration::serde_opt_millis",
             default,
             skip_serializing_if = "Option::is_none"
         )]
@@ -137,7 +104,7 @@ pub enum IntervalFunction {
         #[serde(default = "default_randomization_factor")]
         randomization_factor: f64,
         #[serde(
-            with = "serde_opt_millis",
+            with = "crate::duration::serde_opt_millis",
             default,
             skip_serializing_if = "Option::is_none"
         )]
@@ -405,7 +372,10 @@ pub struct Backoff {
     /// Growth per attempt (default 2).
     pub multiplier: f64,
     /// The largest wait, if any.
-    #[serde(with = "serde_opt_millis", skip_serializing_if = "Option::is_none")]
+    #[serde(
+        with = "crate::duration::serde_opt_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub cap: Option<Millis>,
     pub jitter: Jitter,
 }
@@ -531,7 +501,7 @@ mod tests {
     fn optional_durations_round_trip() {
         #[derive(Serialize, Deserialize, PartialEq, Debug)]
         struct Holder {
-            #[serde(with = "serde_opt_millis", default)]
+            #[serde(with = "crate::duration::serde_opt_millis", default)]
             max: Option<Millis>,
         }
         let h: Holder = serde_json::from_str(r#"{"max": "2s"}"#).unwrap();
