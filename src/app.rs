@@ -2,16 +2,22 @@
 //! bar holds which demo is open (`?demo=N`, plus `&t=K` and the learner's changes), so a
 //! link reproduces what the learner sees and Back returns to the previous demo.
 
+use std::any::Any;
+
 use leptos::ev;
+use leptos::mount::mount_to;
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
+use crate::course::labs::LabPage;
 use crate::course::tick_demo::TickDemo;
 use crate::url_state::UrlState;
+use crate::views::html::{click, effect, live_attr, Html};
 
-/// The query of the page, parsed, with a message per parameter that was left out.
+/// The query of the page, parsed, with a message per parameter that was left out. Passed
+/// down as a prop: Leptos's context (a map of types to values) would add 2 KB gzip.
 #[derive(Clone, Debug, PartialEq)]
-struct Location {
+pub struct Location {
     state: UrlState,
     problems: Vec<String>,
 }
@@ -27,37 +33,41 @@ fn read_location() -> Location {
 /// Opens demo `number` as a new history entry.
 fn push_demo(location: RwSignal<Location>, number: u32) {
     if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-        let _ = history.push_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("?demo={number}")));
+        let _ = history.push_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?demo={number}")),
+        );
     }
     location.set(Location {
         state: UrlState::demo(number),
         problems: Vec::new(),
     });
-    if let Some(heading) = web_sys::window()
-        .and_then(|w| w.document())
-        .and_then(|d| d.get_element_by_id("demo-heading"))
-    {
-        let _ = wasm_bindgen::JsCast::dyn_ref::<web_sys::HtmlElement>(&heading).map(|h| h.focus());
-    }
 }
 
 /// A link to a demo: a real `?demo=N` link (it can be copied or opened in a new tab) that
 /// opens the demo in place on a plain click.
 #[component]
-pub fn DemoLink(number: u32, children: Children, #[prop(optional)] class: &'static str, #[prop(optional)] testid: &'static str) -> impl IntoView {
-    let location = expect_context::<RwSignal<Location>>();
+pub fn DemoLink(
+    number: u32,
+    location: RwSignal<Location>,
+    /// What the link shows, as HTML (see `views::html`): typed children would add the
+    /// code of a type-erased view to the wasm.
+    label: String,
+    #[prop(optional)] class: &'static str,
+    #[prop(optional)] testid: &'static str,
+) -> impl IntoView {
     let current = move || location.with(|l| l.state.demo == number);
     view! {
         <a href=format!("?demo={number}") class=class data-testid=testid
-            aria-current=move || current().then_some("page")
-            on:click=move |e: ev::MouseEvent| {
+            aria-current=live_attr(move || current().then_some("page"))
+            on:click=click(move |e| {
                 if e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key() || e.button() != 0 {
                     return;
                 }
                 e.prevent_default();
                 push_demo(location, number);
-            }>
-            {children()}
+            }) inner_html=label>
         </a>
     }
 }
@@ -65,11 +75,39 @@ pub fn DemoLink(number: u32, children: Children, #[prop(optional)] class: &'stat
 #[component]
 pub fn App() -> impl IntoView {
     let location = RwSignal::new(read_location());
-    provide_context(location);
     let popstate = window_event_listener(ev::popstate, move |_| location.set(read_location()));
     on_cleanup(move || popstate.remove());
-    // A new demo (not a new tick of the same one) mounts a new page.
-    let demo = Memo::new(move |_| location.with(|l| l.state.demo));
+    // A new demo (not a new tick of the same one) mounts a new page in <main>; the old page
+    // (its DOM and its reactive state) goes first. Mounting by hand rather than returning
+    // the page from a `move ||` child (or a keyed `<For>`) keeps the code that would patch
+    // one page into another, and the list diffing, out of the wasm: about 4 KB gzip.
+    let main = NodeRef::<leptos::html::Main>::new();
+    let mut page: Option<(u32, Box<dyn Any>)> = None;
+    effect(move || {
+        let number = location.with(|l| l.state.demo);
+        let Some(main) = main.get() else { return };
+        if page.as_ref().is_some_and(|(open, _)| *open == number) {
+            return;
+        }
+        let navigated = page.is_some();
+        drop(page.take());
+        let mounted: Box<dyn Any> = match catalogue::lab(number) {
+            Some(info) => Box::new(mount_to(main.clone(), move || {
+                view! { <LabPage info=*info location=location /> }
+            })),
+            None => {
+                let Location { state, problems } = location.get_untracked();
+                Box::new(mount_to(main.clone(), move || {
+                    view! { <TickDemo initial=state problems=problems location=location /> }
+                }))
+            }
+        };
+        page.replace((number, mounted));
+        // After a move to another demo, focus goes to the new page (not on the first load).
+        if navigated {
+            let _ = main.focus();
+        }
+    });
 
     view! {
         <a class="skip-link" href="#main">"Skip to the demo"</a>
@@ -83,26 +121,21 @@ pub fn App() -> impl IntoView {
             <nav class="demo-list" aria-labelledby="demo-list-heading">
                 <h2 id="demo-list-heading">"Demos"</h2>
                 <ol>
-                    {catalogue::DEMOS
-                        .iter()
-                        .map(|d| view! {
+                    {catalogue::course()
+                        .map(|(number, title)| view! {
                             <li>
-                                <DemoLink number=d.number class="demo-link" testid="demo-link">
-                                    <span class="demo-number">{d.number}</span>
-                                    <span class="demo-title">{d.title}</span>
-                                </DemoLink>
+                                <DemoLink number=number location=location class="demo-link" testid="demo-link" label={
+                                    let mut h = String::new();
+                                    h.raw("<span class=\"demo-number\">").num(number.into())
+                                        .raw("</span><span class=\"demo-title\">").text(title).raw("</span>");
+                                    h
+                                } />
                             </li>
                         })
                         .collect_view()}
                 </ol>
             </nav>
-            <main id="main" class="demo-frame" tabindex="-1">
-                {move || {
-                    let _ = demo.get();
-                    let Location { state, problems } = location.get_untracked();
-                    view! { <TickDemo initial=state problems=problems /> }
-                }}
-            </main>
+            <main id="main" class="demo-frame" tabindex="-1" node_ref=main></main>
         </div>
         <footer class="site-footer">
             <p>

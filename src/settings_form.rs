@@ -4,9 +4,8 @@
 
 use resilience_sim::duration::{format_duration, parse_duration};
 use resilience_sim::policy::bulkhead::BulkheadConfig;
-use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
+use resilience_sim::policy::circuit_breaker::{CircuitBreakerConfig, SlidingWindowType};
 use resilience_sim::ConfigError;
-use serde_json::{Map, Value};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
@@ -31,15 +30,60 @@ pub struct Field {
 }
 
 pub const FIELDS: [Field; 9] = [
-    Field { name: "slidingWindowType", help: "COUNT_BASED: the last N calls; TIME_BASED: the last N seconds (ticks).", kind: FieldKind::Choice(&["COUNT_BASED", "TIME_BASED"]), bulkhead: false },
-    Field { name: "slidingWindowSize", help: "How many calls (or seconds) the window holds.", kind: FieldKind::Count, bulkhead: false },
-    Field { name: "minimumNumberOfCalls", help: "Calls the window needs before a rate counts.", kind: FieldKind::Count, bulkhead: false },
-    Field { name: "failureRateThreshold", help: "Opens when the failure rate is at or above this percentage.", kind: FieldKind::Percent, bulkhead: false },
-    Field { name: "slowCallRateThreshold", help: "Opens when the share of slow calls is at or above this percentage.", kind: FieldKind::Percent, bulkhead: false },
-    Field { name: "slowCallDurationThreshold", help: "A call longer than this is slow (1 tick = 1s).", kind: FieldKind::Duration, bulkhead: false },
-    Field { name: "waitDurationInOpenState", help: "How long OPEN refuses calls before trying again (1 tick = 1s).", kind: FieldKind::Duration, bulkhead: false },
-    Field { name: "permittedNumberOfCallsInHalfOpenState", help: "Trial calls let through in HALF_OPEN.", kind: FieldKind::Count, bulkhead: false },
-    Field { name: "maxConcurrentCalls", help: "Threads each dependency may hold at once (bulkhead).", kind: FieldKind::Count, bulkhead: true },
+    Field {
+        name: "slidingWindowType",
+        help: "COUNT_BASED: the last N calls; TIME_BASED: the last N seconds (ticks).",
+        kind: FieldKind::Choice(&["COUNT_BASED", "TIME_BASED"]),
+        bulkhead: false,
+    },
+    Field {
+        name: "slidingWindowSize",
+        help: "How many calls (or seconds) the window holds.",
+        kind: FieldKind::Count,
+        bulkhead: false,
+    },
+    Field {
+        name: "minimumNumberOfCalls",
+        help: "Calls the window needs before a rate counts.",
+        kind: FieldKind::Count,
+        bulkhead: false,
+    },
+    Field {
+        name: "failureRateThreshold",
+        help: "Opens when the failure rate is at or above this percentage.",
+        kind: FieldKind::Percent,
+        bulkhead: false,
+    },
+    Field {
+        name: "slowCallRateThreshold",
+        help: "Opens when the share of slow calls is at or above this percentage.",
+        kind: FieldKind::Percent,
+        bulkhead: false,
+    },
+    Field {
+        name: "slowCallDurationThreshold",
+        help: "A call longer than this is slow (1 tick = 1s).",
+        kind: FieldKind::Duration,
+        bulkhead: false,
+    },
+    Field {
+        name: "waitDurationInOpenState",
+        help: "How long OPEN refuses calls before trying again (1 tick = 1s).",
+        kind: FieldKind::Duration,
+        bulkhead: false,
+    },
+    Field {
+        name: "permittedNumberOfCallsInHalfOpenState",
+        help: "Trial calls let through in HALF_OPEN.",
+        kind: FieldKind::Count,
+        bulkhead: false,
+    },
+    Field {
+        name: "maxConcurrentCalls",
+        help: "Threads each dependency may hold at once (bulkhead).",
+        kind: FieldKind::Count,
+        bulkhead: true,
+    },
 ];
 
 /// The panel's text, one entry per field of [`FIELDS`], in that order.
@@ -50,18 +94,23 @@ pub struct SettingsDraft {
 
 impl SettingsDraft {
     pub fn from_configs(breaker: &CircuitBreakerConfig, bulkhead: &BulkheadConfig) -> Self {
-        let breaker = to_object(breaker);
-        let bulkhead = to_object(bulkhead);
         let values = FIELDS
             .iter()
-            .map(|f| {
-                let source = if f.bulkhead { &bulkhead } else { &breaker };
-                match source.get(f.name) {
-                    Some(Value::String(s)) => s.clone(),
-                    Some(Value::Number(n)) => trim_number(n),
-                    Some(other) => other.to_string(),
-                    None => String::new(),
+            .map(|f| match f.name {
+                "slidingWindowType" => breaker.sliding_window_type.as_str().to_string(),
+                "slidingWindowSize" => breaker.sliding_window_size.to_string(),
+                "minimumNumberOfCalls" => breaker.minimum_number_of_calls.to_string(),
+                "failureRateThreshold" => decimal(breaker.failure_rate_threshold),
+                "slowCallRateThreshold" => decimal(breaker.slow_call_rate_threshold),
+                "slowCallDurationThreshold" => {
+                    format_duration(breaker.slow_call_duration_threshold)
                 }
+                "waitDurationInOpenState" => format_duration(breaker.wait_duration_in_open_state),
+                "permittedNumberOfCallsInHalfOpenState" => breaker
+                    .permitted_number_of_calls_in_half_open_state
+                    .to_string(),
+                "maxConcurrentCalls" => bulkhead.max_concurrent_calls.to_string(),
+                _ => String::new(),
             })
             .collect();
         Self { values }
@@ -90,27 +139,46 @@ impl SettingsDraft {
         breaker: &CircuitBreakerConfig,
         bulkhead: &BulkheadConfig,
     ) -> Result<(CircuitBreakerConfig, BulkheadConfig), Vec<ConfigError>> {
-        let mut breaker_json = to_object(breaker);
-        let mut bulkhead_json = to_object(bulkhead);
+        let mut breaker = breaker.clone();
+        let mut bulkhead = bulkhead.clone();
         let mut errors = Vec::new();
         for (field, text) in FIELDS.iter().zip(&self.values) {
             match read(field, text) {
-                Ok(value) => {
-                    let target = if field.bulkhead { &mut bulkhead_json } else { &mut breaker_json };
-                    target.insert(field.name.to_string(), value);
-                }
+                Ok(value) => match (field.name, value) {
+                    ("slidingWindowType", Value::Choice(name)) => {
+                        breaker.sliding_window_type = if name == "TIME_BASED" {
+                            SlidingWindowType::TimeBased
+                        } else {
+                            SlidingWindowType::CountBased
+                        }
+                    }
+                    ("slidingWindowSize", Value::Count(n)) => breaker.sliding_window_size = n,
+                    ("minimumNumberOfCalls", Value::Count(n)) => {
+                        breaker.minimum_number_of_calls = n
+                    }
+                    ("failureRateThreshold", Value::Percent(p)) => {
+                        breaker.failure_rate_threshold = p
+                    }
+                    ("slowCallRateThreshold", Value::Percent(p)) => {
+                        breaker.slow_call_rate_threshold = p
+                    }
+                    ("slowCallDurationThreshold", Value::Millis(ms)) => {
+                        breaker.slow_call_duration_threshold = ms
+                    }
+                    ("waitDurationInOpenState", Value::Millis(ms)) => {
+                        breaker.wait_duration_in_open_state = ms
+                    }
+                    ("permittedNumberOfCallsInHalfOpenState", Value::Count(n)) => {
+                        breaker.permitted_number_of_calls_in_half_open_state = n
+                    }
+                    ("maxConcurrentCalls", Value::Count(n)) => bulkhead.max_concurrent_calls = n,
+                    _ => {}
+                },
                 Err(message) => errors.push(ConfigError::new(field.name, message)),
             }
         }
         // Unreadable fields kept their old values above, so the engine can still check the
         // readable ones and every wrong field gets its message at once.
-        let breaker: Result<CircuitBreakerConfig, _> = serde_json::from_value(Value::Object(breaker_json));
-        let bulkhead: Result<BulkheadConfig, _> = serde_json::from_value(Value::Object(bulkhead_json));
-        let (breaker, bulkhead) = match (breaker, bulkhead) {
-            (Ok(b), Ok(h)) => (b, h),
-            (Err(e), _) => return Err(push(errors, ConfigError::new("circuitBreaker", e.to_string()))),
-            (_, Err(e)) => return Err(push(errors, ConfigError::new("bulkhead", e.to_string()))),
-        };
         for verdict in [breaker.validate(), bulkhead.validate()] {
             if let Err(e) = verdict {
                 if !errors.iter().any(|known| known.field == e.field) {
@@ -136,9 +204,12 @@ impl SettingsDraft {
     }
 }
 
-fn push(mut errors: Vec<ConfigError>, error: ConfigError) -> Vec<ConfigError> {
-    errors.push(error);
-    errors
+/// A field's text, read.
+enum Value {
+    Count(u32),
+    Percent(f32),
+    Millis(u64),
+    Choice(&'static str),
 }
 
 fn read(field: &Field, text: &str) -> Result<Value, String> {
@@ -146,33 +217,120 @@ fn read(field: &Field, text: &str) -> Result<Value, String> {
     match field.kind {
         FieldKind::Count => text
             .parse::<u32>()
-            .map(Value::from)
+            .map(Value::Count)
             .map_err(|_| "must be a whole number, 0 or more".to_string()),
-        FieldKind::Percent => match text.trim_end_matches('%').trim().parse::<f64>() {
-            Ok(v) if v.is_finite() => Ok(Value::from(v)),
+        FieldKind::Percent => match parse_number(text.trim_end_matches('%').trim()) {
+            Some(v) if v.is_finite() => Ok(Value::Percent(v as f32)),
             _ => Err("must be a number of percent, such as 50".to_string()),
         },
-        FieldKind::Duration => parse_duration(text).map(|ms| Value::String(format_duration(ms))),
+        FieldKind::Duration => parse_duration(text).map(Value::Millis),
         FieldKind::Choice(names) => names
             .iter()
             .find(|n| n.eq_ignore_ascii_case(text))
-            .map(|n| Value::String(n.to_string()))
+            .map(|n| Value::Choice(n))
             .ok_or_else(|| format!("must be one of {}", names.join(", "))),
     }
 }
 
-fn to_object<T: serde::Serialize>(value: &T) -> Map<String, Value> {
-    match serde_json::to_value(value) {
-        Ok(Value::Object(map)) => map,
-        _ => Map::new(),
+/// A decimal number as `str::parse::<f64>` reads it (`50`, `-2.5`, `.5`, `1e2`), without
+/// the standard parser's tables (about 15 KB of wasm). Exact (correctly rounded) for up to
+/// 15 significant digits and exponents up to 22, which covers any percentage a learner
+/// types; beyond that it may be one unit in the last place off, which the conversion to
+/// `f32` then absorbs. `inf` and `NaN` are not numbers here.
+pub fn parse_number(text: &str) -> Option<f64> {
+    let (negative, text) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], Some(&text[i + 1..])),
+        None => (text, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
     }
+    let mut digits: u64 = 0;
+    let mut scale: i64 = 0;
+    for (i, part) in [whole, fraction].into_iter().enumerate() {
+        for b in part.bytes() {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            if digits < 100_000_000_000_000_000 {
+                digits = digits * 10 + u64::from(b - b'0');
+                scale -= i as i64;
+            } else {
+                scale += 1 - i as i64;
+            }
+        }
+    }
+    if let Some(exponent) = exponent {
+        let (sign, e) = match exponent.as_bytes().first() {
+            Some(b'-') => (-1, &exponent[1..]),
+            Some(b'+') => (1, &exponent[1..]),
+            _ => (1, exponent),
+        };
+        if e.is_empty() || !e.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        // Past 10^±400 the value is 0 or infinite anyway, so the exponent saturates.
+        let e = e
+            .bytes()
+            .fold(0i64, |n, b| (n * 10 + i64::from(b - b'0')).min(100_000));
+        scale += sign * e;
+    }
+    let mut value = digits as f64;
+    if digits != 0 {
+        let power = |n: i64| 10f64.powi(n.clamp(-400, 400) as i32);
+        if (-22..0).contains(&scale) {
+            value /= power(-scale);
+        } else if scale < -22 {
+            // Two steps so that 10^-330 does not become 0 before the division.
+            value = value / 1e22 / power(-scale - 22);
+        } else {
+            value *= power(scale);
+        }
+    }
+    Some(if negative { -value } else { value })
 }
 
-fn trim_number(n: &serde_json::Number) -> String {
-    match n.as_f64() {
-        Some(f) if f.fract() == 0.0 && f.abs() < 1e15 => format!("{}", f as i64),
-        _ => n.to_string(),
+/// `x` as the shortest decimal that reads back as the same `f32`: what `{x}` prints for the
+/// percentages of these settings, without float formatting (several KB of wasm).
+pub fn decimal(x: f32) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "NaN"
+        } else if x > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        }
+        .to_string();
     }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let v = f64::from(x.abs());
+    let mut scale = 1u64;
+    for places in 0..=9 {
+        let n = (v * scale as f64).round();
+        if n < 9.0e15 && (n / scale as f64) as f32 == x.abs() {
+            let mut digits = (n as u64).to_string();
+            while digits.len() <= places {
+                digits.insert(0, '0');
+            }
+            let (whole, fraction) = digits.split_at(digits.len() - places);
+            let fraction = fraction.trim_end_matches('0');
+            return if fraction.is_empty() {
+                format!("{sign}{whole}")
+            } else {
+                format!("{sign}{whole}.{fraction}")
+            };
+        }
+        scale *= 10;
+    }
+    // Below 10^-9: more places than a percentage needs.
+    format!("{sign}0")
 }
 
 #[cfg(test)]
@@ -198,7 +356,9 @@ mod tests {
 
     #[test]
     fn unchanged_text_gives_back_the_same_configs() {
-        let (b, h) = demo_draft().to_configs(&tick_breaker_config(), &tick_bulkhead_config()).unwrap();
+        let (b, h) = demo_draft()
+            .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
+            .unwrap();
         assert_eq!(b, tick_breaker_config());
         assert_eq!(h, tick_bulkhead_config());
     }
@@ -208,12 +368,16 @@ mod tests {
         let mut d = demo_draft();
         d.set("slidingWindowSize", "four".into());
         d.set("waitDurationInOpenState", "soon".into());
-        let errors = d.to_configs(&tick_breaker_config(), &tick_bulkhead_config()).unwrap_err();
+        let errors = d
+            .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
+            .unwrap_err();
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, vec!["slidingWindowSize", "waitDurationInOpenState"]);
         // A readable but invalid value is reported alongside the unreadable ones.
         d.set("failureRateThreshold", "150".into());
-        let errors = d.to_configs(&tick_breaker_config(), &tick_bulkhead_config()).unwrap_err();
+        let errors = d
+            .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
+            .unwrap_err();
         assert_eq!(errors.len(), 3);
         assert_eq!(errors[2].field, "failureRateThreshold");
     }
@@ -222,13 +386,112 @@ mod tests {
     fn the_engine_decides_what_is_allowed() {
         let mut d = demo_draft();
         d.set("failureRateThreshold", "150".into());
-        let errors = d.to_configs(&tick_breaker_config(), &tick_bulkhead_config()).unwrap_err();
+        let errors = d
+            .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
+            .unwrap_err();
         assert_eq!(errors[0].field, "failureRateThreshold");
         d.set("failureRateThreshold", "60%".into());
         d.set("waitDurationInOpenState", "5s".into());
-        let (b, _) = d.to_configs(&tick_breaker_config(), &tick_bulkhead_config()).unwrap();
+        let (b, _) = d
+            .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
+            .unwrap();
         assert_eq!(b.failure_rate_threshold, 60.0);
         assert_eq!(b.wait_duration_in_open_state, 5_000);
         assert_eq!(d.differences(&demo_draft()).len(), 2);
+    }
+
+    #[test]
+    fn numbers_read_like_the_standard_parser() {
+        let mut texts: Vec<String> = [
+            "50",
+            "60",
+            "0",
+            "-0",
+            "+5",
+            "-2.5",
+            ".5",
+            "5.",
+            "007.50",
+            "1e2",
+            "1E2",
+            "2.5e-1",
+            "1e+1",
+            "12.345678",
+            "99.999999",
+            "100.0000001",
+            "33.333333333333333333",
+            "0.000001",
+            "1e-30",
+            "1e400",
+            "123456789012345678901234567890",
+            "0.1e-400",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        texts.extend((0..=20_000).map(|i| format!("{}.{:02}", i / 100, i % 100)));
+        texts.extend((0..=2_000).map(|i| format!("{}", i as f64 / 7.0)));
+        for text in &texts {
+            let expected = text
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(|v| v as f32);
+            assert_eq!(
+                parse_number(text)
+                    .filter(|v| v.is_finite())
+                    .map(|v| v as f32),
+                expected,
+                "{text}"
+            );
+        }
+        for bad in [
+            "", ".", "-", "e5", "1e", "1e+", "1.2.3", "5%", "fifty", "1 000", "inf", "NaN", "--1",
+            "0x10",
+        ] {
+            assert_eq!(parse_number(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn decimals_print_like_display() {
+        for x in [
+            0.0f32,
+            1.0,
+            50.0,
+            100.0,
+            57.1,
+            33.3,
+            12.25,
+            0.5,
+            99.99,
+            1.0 / 3.0 * 100.0,
+            0.001,
+            66.66667,
+            1e6,
+            123456.7,
+        ] {
+            assert_eq!(decimal(x), format!("{x}"), "{x}");
+        }
+        assert_eq!(decimal(-2.5), "-2.5");
+        // Every percentage with up to three decimals, and every rate of a window of 1-64.
+        let typed = (0..=100_000).map(|i| i as f32 / 1000.0);
+        let rates = (1..=64u32).flat_map(|n| (0..=n).map(move |k| k as f32 * 100.0 / n as f32));
+        for x in typed.chain(rates) {
+            assert_eq!(decimal(x), format!("{x}"));
+        }
+    }
+
+    #[test]
+    fn a_fractional_threshold_reads_back_as_typed() {
+        let mut d = demo_draft();
+        d.set("failureRateThreshold", "57.1".into());
+        let (b, h) = d
+            .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
+            .unwrap();
+        assert_eq!(
+            SettingsDraft::from_configs(&b, &h).get("failureRateThreshold"),
+            "57.1"
+        );
     }
 }

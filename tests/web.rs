@@ -26,7 +26,11 @@ impl Page {
         window
             .history()
             .unwrap()
-            .replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("{path}?{query}")))
+            .replace_state_with_url(
+                &wasm_bindgen::JsValue::NULL,
+                "",
+                Some(&format!("{path}?{query}")),
+            )
             .unwrap();
         let host: HtmlElement = document().create_element("div").unwrap().unchecked_into();
         document().body().unwrap().append_child(&host).unwrap();
@@ -35,11 +39,17 @@ impl Page {
             leptos::prelude::view! { <resilience_playground::app::App /> }.into_any()
         });
         leptos::task::tick().await;
-        Page { host, _handle: handle }
+        Page {
+            host,
+            _handle: handle,
+        }
     }
 
     fn all(&self, testid: &str) -> Vec<HtmlElement> {
-        let list = self.host.query_selector_all(&format!("[data-testid='{testid}']")).unwrap();
+        let list = self
+            .host
+            .query_selector_all(&format!("[data-testid='{testid}']"))
+            .unwrap();
         (0..list.length())
             .filter_map(|i| list.item(i))
             .filter_map(|n| n.dyn_into::<HtmlElement>().ok())
@@ -98,11 +108,12 @@ impl Drop for Page {
     }
 }
 
-/// Plays `ticks` ticks with Next Tick and reads, after each, the threads held by
+/// Plays `ticks` more ticks with Next Tick and reads, after each, the threads held by
 /// recommendations, the payment failures so far and the breaker state (if shown).
 async fn play(page: &Page, ticks: u32) -> (Vec<usize>, Vec<u32>, Vec<String>) {
     let (mut threads, mut failures, mut states) = (vec![], vec![], vec![]);
-    for t in 1..=ticks {
+    let start: u32 = page.text("tick-counter").trim().parse().unwrap();
+    for t in start + 1..=start + ticks {
         page.click("next-tick").await;
         assert_eq!(page.text("tick-counter"), t.to_string());
         assert_eq!(page.all("thread-cell").len(), 6, "six worker threads");
@@ -120,7 +131,11 @@ async fn demo_4_slow_without_protection_starves_payment() {
     let page = Page::open("demo=4").await;
     let (threads, failures, states) = play(&page, 6).await;
     assert_eq!(threads, vec![2, 4, 6, 6, 6, 6]);
-    assert_eq!(failures, vec![0, 0, 1, 2, 3, 4], "payment fails at t = 3, 4, 5, 6");
+    assert_eq!(
+        failures,
+        vec![0, 0, 1, 2, 3, 4],
+        "payment fails at t = 3, 4, 5, 6"
+    );
     assert!(states.is_empty(), "no breaker in this demo");
 }
 
@@ -129,8 +144,15 @@ async fn demo_5_breaker_opens_at_5_and_threads_drain() {
     let page = Page::open("demo=5").await;
     let (threads, failures, states) = play(&page, 6).await;
     assert_eq!(threads, vec![2, 4, 6, 6, 4, 2]);
-    assert_eq!(failures, vec![0, 0, 1, 2, 2, 2], "payment fails at t = 3 and 4");
-    assert_eq!(states, ["CLOSED", "CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN"]);
+    assert_eq!(
+        failures,
+        vec![0, 0, 1, 2, 2, 2],
+        "payment fails at t = 3 and 4"
+    );
+    assert_eq!(
+        states,
+        ["CLOSED", "CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN"]
+    );
 }
 
 #[wasm_bindgen_test]
@@ -147,7 +169,10 @@ async fn demo_7_breaker_and_bulkhead() {
     let (threads, failures, states) = play(&page, 6).await;
     assert_eq!(threads, vec![2, 3, 3, 1, 0, 0]);
     assert_eq!(failures, vec![0; 6]);
-    assert_eq!(states, ["CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN"]);
+    assert_eq!(
+        states,
+        ["CLOSED", "CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN"]
+    );
 }
 
 #[wasm_bindgen_test]
@@ -162,7 +187,18 @@ async fn demo_2_closes_and_demo_3_reopens() {
     let (_, _, states) = play(&page, 10).await;
     assert_eq!(
         states,
-        ["CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN", "HALF_OPEN", "OPEN", "OPEN", "OPEN", "HALF_OPEN"]
+        [
+            "CLOSED",
+            "CLOSED",
+            "OPEN",
+            "OPEN",
+            "OPEN",
+            "HALF_OPEN",
+            "OPEN",
+            "OPEN",
+            "OPEN",
+            "HALF_OPEN"
+        ]
     );
 }
 
@@ -195,7 +231,8 @@ async fn an_invalid_setting_shows_a_message_and_does_not_change_the_run() {
     let page = Page::open("demo=5").await;
     play(&page, 2).await;
     page.type_into("setting-failureRateThreshold", "150").await;
-    page.type_into("setting-waitDurationInOpenState", "soon").await;
+    page.type_into("setting-waitDurationInOpenState", "soon")
+        .await;
     page.click("apply-settings").await;
     assert!(!page.text("error-failureRateThreshold").is_empty());
     assert!(!page.text("error-waitDurationInOpenState").is_empty());
@@ -208,7 +245,8 @@ async fn an_invalid_setting_shows_a_message_and_does_not_change_the_run() {
 
     // A valid change applies and restarts at t = 0.
     page.type_into("setting-failureRateThreshold", "50").await;
-    page.type_into("setting-waitDurationInOpenState", "3s").await;
+    page.type_into("setting-waitDurationInOpenState", "3s")
+        .await;
     page.type_into("setting-maxConcurrentCalls", "2").await;
     page.click("apply-settings").await;
     assert_eq!(page.text("tick-counter"), "0");
@@ -236,10 +274,59 @@ async fn a_link_with_a_tick_opens_that_tick() {
 async fn the_demo_list_opens_a_demo() {
     let page = Page::open("demo=1").await;
     let links = page.all("demo-link");
-    assert_eq!(links.len(), 7, "Demos 1-7 are listed");
+    assert_eq!(links.len(), 9, "Demos 1-7 and the labs 8-9 are listed");
     links[4].click();
     leptos::task::tick().await;
-    assert_eq!(page.text("demo-heading"), "Demo 5: Slow service, circuit breaker");
-    assert_eq!(links[4].get_attribute("aria-current").as_deref(), Some("page"));
+    assert_eq!(
+        page.text("demo-heading"),
+        "Demo 5: Slow service, circuit breaker"
+    );
+    assert_eq!(
+        links[4].get_attribute("aria-current").as_deref(),
+        Some("page")
+    );
     assert_eq!(links[0].get_attribute("aria-current"), None);
+}
+
+#[wasm_bindgen_test]
+async fn lab_a_summary_follows_a_control() {
+    let page = Page::open("demo=8").await;
+    let summary = page.text("amp-successes-summary");
+    // The spec's story at the spec's defaults: 3 retries never recover; no retries and the
+    // budget do.
+    assert!(
+        summary.contains("With 3 retries, the provider never recovers"),
+        "{summary}"
+    );
+    assert!(
+        summary.contains("With no retries, the provider recovers at 15.0 s"),
+        "{summary}"
+    );
+    // Shorter degradation and more headroom: the same model, other numbers.
+    page.type_into("amp-1", "100").await;
+    let after = page.text("amp-successes-summary");
+    assert_ne!(
+        after, summary,
+        "moving the headroom slider changes the summary"
+    );
+    assert!(page.text("amp-error").is_empty());
+    // The retry-layers widget: 3 layers x 3 attempts = 27 calls (spec).
+    assert_eq!(page.text("layers-calls"), "27");
+    page.type_into("layers", "2").await;
+    assert_eq!(page.text("layers-calls"), "9");
+}
+
+#[wasm_bindgen_test]
+async fn lab_b_full_jitter_serves_everyone() {
+    let page = Page::open("demo=9").await;
+    let none = page.text("jit-calls-summary");
+    assert!(none.contains("still waiting"), "{none}");
+    page.choose("jitter-mode", "full").await;
+    let full = page.text("jit-calls-summary");
+    assert!(full.contains("everyone was served"), "{full}");
+    let canvas = page.one("jit-calls-canvas");
+    assert!(
+        canvas.get_attribute("data-render-count").is_some(),
+        "the chart was drawn"
+    );
 }

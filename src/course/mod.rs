@@ -70,3 +70,47 @@ const TEXTS: [DemoText; 7] = [
         lesson: "Together: the bulkhead limits the damage at once and the breaker stops the waste. Retry outside the breaker, and never retry CallNotPermittedException.",
     },
 ];
+
+pub mod labs;
+
+/// What the page says around a retry lab.
+pub struct LabText {
+    pub intro: &'static str,
+    pub watch: &'static str,
+    pub predict: &'static str,
+    pub lessons: &'static [&'static str],
+    /// The model behind the chart, in plain words (docs/retry-labs.md has the details).
+    pub model: &'static str,
+}
+
+pub fn lab_text(number: u32) -> Option<&'static LabText> {
+    match number {
+        8 => Some(&AMPLIFICATION_TEXT),
+        9 => Some(&JITTER_TEXT),
+        _ => None,
+    }
+}
+
+const AMPLIFICATION_TEXT: LabText = LabText {
+    intro: "A shop sends 1,000 purchase requests a second to a provider that can handle 20 % more. For 5 seconds the provider loses half its capacity, then it is healthy again. Three clients face it: one that never retries (grey), one that retries every failed call up to 3 times (red), and one that retries within a budget of 10 % of its requests (blue).",
+    watch: "What each line does after the shaded degradation ends, and how much load reaches the provider.",
+    predict: "The provider is healthy again at 15 s. Which clients get their successes back, and when?",
+    lessons: &[
+        "Retries add load exactly when the dependency is weakest. If that load keeps it overloaded, it stays down after the original cause is gone: a metastable failure.",
+        "Backoff and jitter spread retries in time; only a cap on their number (fewer attempts, a retry budget) lowers the load. Switch on backoff and jitter for the red line: it stays down.",
+        "A retry budget stops retrying by itself when the dependency is really down, and costs almost nothing when it is healthy.",
+    ],
+    model: "The model: in each 100 ms step the provider is offered O calls with capacity C. If O is above C it wastes work on calls that will time out anyway, and completes only C / (1 + waste × (O / C − 1)) of them. The budget follows Finagle's rule: each new request deposits 10 % of a token, each retry withdraws a whole one, over the last 10 s.",
+};
+
+const JITTER_TEXT: LabText = LabText {
+    intro: "A failover resets the connections of 1,000 clients at the same instant. Each retries with exponential backoff (1 s, then 2 s, 4 s…) against a server that can take 150 calls per 100 ms; a call over that is refused and the client backs off again.",
+    watch: "The spikes of calls against the capacity line, and how fast the number of waiting clients falls.",
+    predict: "Without jitter, how many clients get through in the first wave? What changes with full jitter?",
+    lessons: &[
+        "Clients that fail together and back off by the same rule retry together: each wave is as big as the first, and most of it is refused again.",
+        "Jitter spreads the retries over the backoff interval so they fit the capacity: full jitter serves everyone far sooner, with fewer calls.",
+        "Jitter without a cap on attempts is only politeness; the cap is what limits the load.",
+    ],
+    model: "The model: full jitter waits a uniform time in [0, backoff]; equal jitter waits half the backoff plus a uniform half; decorrelated jitter waits a uniform time in [base, 3 × the previous wait]. Runs are seeded: the same seed gives the same chart.",
+};

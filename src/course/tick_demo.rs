@@ -10,11 +10,14 @@ use resilience_sim::scenario::catalogue;
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::ConfigError;
 
-use crate::app::DemoLink;
+use crate::app::{DemoLink, Location};
 use crate::course;
 use crate::settings_form::SettingsDraft;
-use crate::url_state::{behaviour_from_name, behaviour_name, protection_from_name, protection_name, UrlState};
+use crate::url_state::{
+    behaviour_from_name, behaviour_name, protection_from_name, protection_name, UrlState,
+};
 use crate::views::breaker::BreakerPanel;
+use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, Html};
 use crate::views::narration::{Narration, Tally};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
@@ -27,26 +30,30 @@ const SPEEDS: [(u32, &str); 3] = [(1500, "slow"), (800, "normal"), (300, "fast")
 fn open_session(initial: &UrlState, problems: &mut Vec<String>) -> (TickSession, SettingsDraft) {
     let demo = catalogue::demo(initial.demo).unwrap_or(&catalogue::DEMOS[0]);
     let scenario = demo.scenario();
-    let mut draft = SettingsDraft::from_configs(&scenario.tick.circuit_breaker, &scenario.tick.bulkhead);
+    let mut draft =
+        SettingsDraft::from_configs(&scenario.tick.circuit_breaker, &scenario.tick.bulkhead);
     // The catalogue's scenarios are valid (tested), so this succeeds; fall back to demo 1's.
     let mut session = TickSession::new(scenario)
         .or_else(|_| TickSession::new(catalogue::DEMOS[0].scenario()))
-        .expect("the catalogue's scenarios are valid");
+        // Not `expect`: that would format the error with `Debug`, pulling the standard
+        // library's string escaping (several KB) into the wasm for a case that cannot happen.
+        .unwrap_or_else(|_| panic!("the catalogue's scenarios are valid"));
     if !initial.settings.is_empty() {
         let mut linked = draft.clone();
         for (name, value) in &initial.settings {
             linked.set(name, value.clone());
         }
         let applied = linked
-            .to_configs(&session.scenario().tick.circuit_breaker, &session.scenario().tick.bulkhead)
+            .to_configs(
+                &session.scenario().tick.circuit_breaker,
+                &session.scenario().tick.bulkhead,
+            )
             .and_then(|(b, h)| session.apply_settings(b, h).map_err(|e| vec![e]));
         match applied {
             Ok(()) => draft = linked,
-            Err(errors) => problems.extend(
-                errors
-                    .iter()
-                    .map(|e| format!("The link's setting {e} — the demo's settings are used instead.")),
-            ),
+            Err(errors) => problems.extend(errors.iter().map(|e| {
+                format!("The link's setting {e} — the demo's settings are used instead.")
+            })),
         }
     }
     session.restore(initial.changes.clone(), initial.t);
@@ -56,7 +63,8 @@ fn open_session(initial: &UrlState, problems: &mut Vec<String>) -> (TickSession,
 /// The link that reproduces what the learner sees.
 fn url_of(demo: u32, session: &TickSession, draft: &SettingsDraft) -> UrlState {
     let original = session.original();
-    let original_draft = SettingsDraft::from_configs(&original.tick.circuit_breaker, &original.tick.bulkhead);
+    let original_draft =
+        SettingsDraft::from_configs(&original.tick.circuit_breaker, &original.tick.bulkhead);
     UrlState {
         demo,
         t: session.tick(),
@@ -66,19 +74,38 @@ fn url_of(demo: u32, session: &TickSession, draft: &SettingsDraft) -> UrlState {
 }
 
 fn replace_url(query: &str) {
-    let Some(window) = web_sys::window() else { return };
-    if window.location().search().ok().as_deref().map(|s| s.trim_start_matches('?')) == Some(query) {
+    let Some(window) = web_sys::window() else {
+        return;
+    };
+    if window
+        .location()
+        .search()
+        .ok()
+        .as_deref()
+        .map(|s| s.trim_start_matches('?'))
+        == Some(query)
+    {
         return;
     }
     if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(&wasm_bindgen::JsValue::NULL, "", Some(&format!("?{query}")));
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?{query}")),
+        );
     }
 }
 
 #[component]
-pub fn TickDemo(initial: UrlState, problems: Vec<String>) -> impl IntoView {
+pub fn TickDemo(
+    initial: UrlState,
+    problems: Vec<String>,
+    location: RwSignal<Location>,
+) -> impl IntoView {
     let demo_number = initial.demo;
-    let info = catalogue::demo(demo_number).copied().unwrap_or(catalogue::DEMOS[0]);
+    let info = catalogue::demo(demo_number)
+        .copied()
+        .unwrap_or(catalogue::DEMOS[0]);
     let text = course::text(info.number);
     let mut problems = problems;
     let (session, draft) = open_session(&initial, &mut problems);
@@ -90,30 +117,29 @@ pub fn TickDemo(initial: UrlState, problems: Vec<String>) -> impl IntoView {
     let speed = RwSignal::new(SPEEDS[1].0);
 
     // Intents: each is one call on the session.
-    let next_tick = move || session.update(|s| s.next_tick());
-    let step_back = move || session.update(|s| s.step_back());
+    let next_tick = move || act(session, &mut |s| s.next_tick());
+    let step_back = move || act(session, &mut |s| s.step_back());
     let reset = move || {
         playing.set(false);
-        session.update(|s| s.reset());
+        act(session, &mut |s| s.reset());
     };
-    let toggle_play = move || playing.update(|p| *p = !*p);
+    let toggle_play = move || playing.set(!playing.get_untracked());
 
     // The address bar follows the session, so a link reproduces what the learner sees.
-    Effect::new(move |_| {
+    effect(move || {
         let url = session.with(|s| draft.with(|d| url_of(demo_number, s, d)));
         replace_url(&url.to_query());
     });
 
-    // Play: one tick per interval until paused or the page goes away.
-    Effect::new(move |previous: Option<Option<IntervalHandle>>| {
-        if let Some(Some(handle)) = previous {
-            handle.clear();
+    // Play: one tick per interval until paused, or the page goes away (the cleanup runs
+    // before each new run of the effect and when the page is dropped).
+    effect(move || {
+        if playing.get() {
+            let every = Duration::from_millis(u64::from(speed.get()));
+            if let Ok(handle) = set_interval_with_handle(next_tick, every) {
+                on_cleanup(move || handle.clear());
+            }
         }
-        if !playing.get() {
-            return None;
-        }
-        let every = Duration::from_millis(u64::from(speed.get()));
-        set_interval_with_handle(move || session.update(|s| s.next_tick()), every).ok()
     });
 
     // Keyboard: N or Space next tick, B back, R reset, P play/pause. Keys typed into a
@@ -143,11 +169,10 @@ pub fn TickDemo(initial: UrlState, problems: Vec<String>) -> impl IntoView {
     });
     on_cleanup(move || keys.remove());
 
+    // What the controls show, read from the session.
     let tick = move || session.with(|s| s.tick());
-    let finished = move || session.with(|s| s.tick() >= info.ticks);
-    let behaviour_value = move || session.with(|s| behaviour_name(s.selects().0));
-    let protection_value = move || session.with(|s| protection_name(s.selects().1).to_string());
-    let recovering_from = move || match session.with(|s| s.selects().0) {
+    let selects = move || session.with(|s| s.selects());
+    let recovering_from = move || match selects().0 {
         Behaviour::Recovering { healthy_from } => Some(healthy_from),
         _ => None,
     };
@@ -156,105 +181,120 @@ pub fn TickDemo(initial: UrlState, problems: Vec<String>) -> impl IntoView {
         let value = event_target_value(&ev);
         let behaviour = if value == "recovering" {
             // Recovers three ticks from now unless the learner picks another tick.
-            Some(Behaviour::Recovering { healthy_from: session.with_untracked(|s| s.tick()) + 3 })
+            Some(Behaviour::Recovering {
+                healthy_from: session.with_untracked(|s| s.tick()) + 3,
+            })
         } else {
             behaviour_from_name(&value)
         };
         if let Some(b) = behaviour {
-            session.update(|s| s.set_behaviour(b));
+            act(session, &mut |s| s.set_behaviour(b));
         }
     };
     let on_protection = move |ev: ev::Event| {
         if let Some(p) = protection_from_name(&event_target_value(&ev)) {
-            session.update(|s| s.set_protection(p));
+            act(session, &mut |s| s.set_protection(p));
         }
     };
-    let on_recovery_tick = move |ev: ev::Event| {
-        match event_target_value(&ev).trim().parse::<u32>() {
-            Ok(t) if t <= resilience_sim::scenario::MAX_TICKS => {
-                session.update(|s| s.set_behaviour(Behaviour::Recovering { healthy_from: t }))
+    let on_recovery_tick = move |ev: ev::Event| match event_target_value(&ev).trim().parse::<u32>()
+    {
+        Ok(t) if t <= resilience_sim::scenario::MAX_TICKS => act(session, &mut |s| {
+            s.set_behaviour(Behaviour::Recovering { healthy_from: t })
+        }),
+        _ => notice.set(vec![
+            "“Healthy from” must be a tick number, such as 6.".into()
+        ]),
+    };
+    let on_speed = move |ev: ev::Event| {
+        if let Ok(ms) = event_target_value(&ev).parse::<u32>() {
+            if SPEEDS.iter().any(|(s, _)| *s == ms) {
+                speed.set(ms)
             }
-            _ => notice.set(vec!["“Healthy from” must be a tick number, such as 6.".into()]),
         }
     };
 
-    let previous = catalogue::demo(demo_number.wrapping_sub(1)).map(|d| d.number);
-    let next = catalogue::demo(demo_number + 1).map(|d| d.number);
+    let previous = Some(demo_number.wrapping_sub(1)).filter(|n| catalogue::exists(*n));
+    let next = Some(demo_number + 1).filter(|n| catalogue::exists(*n));
+
+    // The notice's messages and the outcome are read-only: HTML text, no typed tree.
+    let notice_html = live(move || {
+        let mut h = String::new();
+        notice.with(|list| {
+            for message in list {
+                h.raw("<li>").text(message).raw("</li>");
+            }
+        });
+        h
+    });
+    let outcome_html = live(move || {
+        let mut h = String::new();
+        if let Some(t) = text.filter(|_| tick() >= info.ticks) {
+            h.raw("<section class=\"outcome\" data-testid=\"outcome\" aria-labelledby=\"outcome-heading\"><h2 id=\"outcome-heading\">What happened</h2><p>")
+                .text(t.outcome)
+                .raw("</p><p class=\"lesson\"><strong>The lesson: </strong>")
+                .text(t.lesson)
+                .raw("</p></section>");
+        }
+        h
+    });
 
     view! {
         <article class="tick-demo" aria-labelledby="demo-heading">
-            <header class="demo-header">
-                <p class="demo-kicker">{format!("Demo {} of {}", info.number, catalogue::DEMOS.len())}</p>
-                <h1 id="demo-heading" data-testid="demo-heading">{format!("Demo {}: {}", info.number, info.title)}</h1>
-                {text.map(|t| view! {
-                    <p class="intro">{t.intro}</p>
-                    <dl class="demo-guide">
-                        <dt>"Watch"</dt><dd>{t.watch}</dd>
-                        <dt>"Predict"</dt><dd data-testid="predict">{t.predict}</dd>
-                    </dl>
-                })}
-            </header>
+            <header class="demo-header" inner_html=header_html(&info, text)></header>
 
-            <Show when=move || !notice.with(Vec::is_empty)>
-                <div class="notice" role="status" data-testid="notice">
-                    <ul>{move || notice.get().into_iter().map(|m| view! { <li>{m}</li> }).collect_view()}</ul>
-                    <button type="button" class="link-button" on:click=move |_| notice.set(Vec::new())>"Dismiss"</button>
-                </div>
-            </Show>
+            // Always in the page (a status region is announced when its content changes),
+            // hidden while there is nothing to say.
+            <div class="notice" role="status" data-testid="notice"
+                hidden=live_attr(move || notice.with(Vec::is_empty).then_some(""))>
+                <ul inner_html=notice_html></ul>
+                <button type="button" class="link-button" on:click=click(move |_| notice.set(Vec::new()))>"Dismiss"</button>
+            </div>
 
             <section class="controls" aria-label="Simulation controls">
                 <div class="selects">
                     <label>
                         <span>"Recommendations is"</span>
-                        <select data-testid="behaviour-select" on:change=on_behaviour prop:value=move || {
-                            let v = behaviour_value();
-                            if v.starts_with("recovering") { "recovering".to_string() } else { v }
-                        }>
+                        <select data-testid="behaviour-select" on:change=change(on_behaviour) prop:value=live(move || {
+                            let name = behaviour_name(selects().0);
+                            if name.starts_with("recovering") { "recovering".to_string() } else { name }
+                        })>
                             <option value="healthy">"healthy"</option>
                             <option value="slow">"slow (never answers in time)"</option>
                             <option value="failing">"failing (errors after 1 tick)"</option>
                             <option value="recovering">"recovering"</option>
                         </select>
                     </label>
-                    <Show when=move || recovering_from().is_some()>
-                        <label class="recovery-tick">
-                            <span>"healthy from t ="</span>
-                            <input type="number" min="0" inputmode="numeric" data-testid="recovery-tick"
-                                prop:value=move || recovering_from().unwrap_or(0).to_string()
-                                on:change=on_recovery_tick />
-                        </label>
-                    </Show>
+                    // Hidden rather than added and removed: a `Show` costs about 2 KB of wasm.
+                    <label class="recovery-tick" hidden=live_attr(move || recovering_from().is_none().then_some(""))>
+                        <span>"healthy from t ="</span>
+                        <input type="number" min="0" inputmode="numeric" data-testid="recovery-tick"
+                            prop:value=live(move || recovering_from().unwrap_or(0).to_string())
+                            on:change=change(on_recovery_tick) />
+                    </label>
                     <label>
                         <span>"Protection"</span>
-                        <select data-testid="protection-select" on:change=on_protection prop:value=protection_value>
-                            {Protection::ALL.into_iter().map(|p| view! {
-                                <option value=protection_name(p)>{p.describe()}</option>
-                            }).collect_view()}
-                        </select>
+                        // The options go in before the value is set, so the value finds its option.
+                        <select data-testid="protection-select" on:change=change(on_protection) inner_html=protection_options()
+                            prop:value=live(move || protection_name(selects().1).to_string())></select>
                     </label>
                 </div>
                 <div class="buttons">
-                    <button type="button" class="primary" data-testid="next-tick" on:click=move |_| next_tick()
+                    <button type="button" class="primary" data-testid="next-tick" on:click=click(move |_| next_tick())
                         aria-keyshortcuts="N Space">"Next tick"</button>
-                    <button type="button" data-testid="step-back" on:click=move |_| step_back()
-                        disabled=move || tick() == 0 aria-keyshortcuts="B">"Step back"</button>
-                    <button type="button" data-testid="play" on:click=move |_| toggle_play()
-                        aria-pressed=move || playing.get().to_string() aria-keyshortcuts="P">
-                        {move || if playing.get() { "Pause" } else { "Play" }}
+                    <button type="button" data-testid="step-back" on:click=click(move |_| step_back())
+                        disabled=live_attr(move || (tick() == 0).then_some("")) aria-keyshortcuts="B">"Step back"</button>
+                    <button type="button" data-testid="play" on:click=click(move |_| toggle_play())
+                        aria-pressed=live_attr(move || aria_bool(playing.get())) aria-keyshortcuts="P">
+                        {live(move || if playing.get() { "Pause" } else { "Play" }.to_string())}
                     </button>
                     <label class="speed">
                         <span class="visually-hidden">"Play speed"</span>
-                        <select data-testid="speed" on:change=move |ev| {
-                            if let Ok(ms) = event_target_value(&ev).parse::<u32>() {
-                                if SPEEDS.iter().any(|(s, _)| *s == ms) { speed.set(ms) }
-                            }
-                        } prop:value=move || speed.get().to_string()>
-                            {SPEEDS.iter().map(|(ms, name)| view! { <option value=ms.to_string()>{*name}</option> }).collect_view()}
-                        </select>
+                        <select data-testid="speed" on:change=change(on_speed) inner_html=speed_options()
+                            prop:value=live(move || speed.get().to_string())></select>
                     </label>
-                    <button type="button" data-testid="reset" on:click=move |_| reset() aria-keyshortcuts="R">"Reset"</button>
+                    <button type="button" data-testid="reset" on:click=click(move |_| reset()) aria-keyshortcuts="R">"Reset"</button>
                     <p class="tick-counter" aria-live="off">
-                        "t = "<span data-testid="tick-counter">{tick}</span>
+                        "t = "<span data-testid="tick-counter">{live(move || tick().to_string())}</span>
                         <span class="of">{format!(" (demo: {} ticks)", info.ticks)}</span>
                     </p>
                 </div>
@@ -270,22 +310,64 @@ pub fn TickDemo(initial: UrlState, problems: Vec<String>) -> impl IntoView {
                 <Tally session=session />
             </div>
 
-            {text.map(|t| view! {
-                <Show when=finished>
-                    <section class="outcome" data-testid="outcome" aria-labelledby="outcome-heading">
-                        <h2 id="outcome-heading">"What happened"</h2>
-                        <p>{t.outcome}</p>
-                        <p class="lesson"><strong>"The lesson: "</strong>{t.lesson}</p>
-                    </section>
-                </Show>
-            })}
+            <div inner_html=outcome_html></div>
 
             <SettingsPanel session=session draft=draft errors=field_errors />
 
             <nav class="demo-pager" aria-label="Previous and next demo">
-                {previous.map(|n| view! { <DemoLink number=n testid="previous-demo">{format!("← Demo {n}")}</DemoLink> })}
-                {next.map(|n| view! { <DemoLink number=n testid="next-demo">{format!("Demo {n} →")}</DemoLink> })}
+                {previous.map(|n| view! { <DemoLink number=n location=location testid="previous-demo" label=format!("← Demo {n}") /> })}
+                {next.map(|n| view! { <DemoLink number=n location=location testid="next-demo" label=format!("Demo {n} →") /> })}
             </nav>
         </article>
     }
+}
+
+/// The demo's number, title and guide: fixed for the page, so plain HTML.
+fn header_html(info: &catalogue::DemoInfo, text: Option<&course::DemoText>) -> String {
+    let mut h = String::new();
+    h.raw("<p class=\"demo-kicker\">Demo ")
+        .num(info.number.into())
+        .raw(" of ")
+        .num(catalogue::DEMOS.len() as u64)
+        .raw("</p><h1 id=\"demo-heading\" data-testid=\"demo-heading\">Demo ")
+        .num(info.number.into())
+        .raw(": ")
+        .text(info.title)
+        .raw("</h1>");
+    if let Some(t) = text {
+        h.raw("<p class=\"intro\">")
+            .text(t.intro)
+            .raw("</p><dl class=\"demo-guide\"><dt>Watch</dt><dd>")
+            .text(t.watch)
+            .raw("</dd><dt>Predict</dt><dd data-testid=\"predict\">")
+            .text(t.predict)
+            .raw("</dd></dl>");
+    }
+    h
+}
+
+/// The protection select's options, one per engine protection.
+fn protection_options() -> String {
+    let mut h = String::new();
+    for p in Protection::ALL {
+        h.raw("<option value=\"")
+            .raw(protection_name(p))
+            .raw("\">")
+            .text(p.describe())
+            .raw("</option>");
+    }
+    h
+}
+
+/// The play speed select's options.
+fn speed_options() -> String {
+    let mut h = String::new();
+    for (ms, name) in SPEEDS {
+        h.raw("<option value=\"")
+            .num(ms.into())
+            .raw("\">")
+            .raw(name)
+            .raw("</option>");
+    }
+    h
 }

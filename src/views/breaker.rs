@@ -4,167 +4,205 @@
 
 use leptos::prelude::*;
 use resilience_sim::model::tick::{Dependency, TickModel, TICK_MS};
-use resilience_sim::policy::circuit_breaker::{State, WindowCell, WindowKind};
+use resilience_sim::policy::circuit_breaker::{CircuitBreaker, State, WindowCell, WindowKind};
 use resilience_sim::scenario::session::TickSession;
+
+use super::html::{panel, rate, Html};
+use crate::settings_form::decimal;
 
 fn ticks(ms: u64) -> u64 {
     ms.div_ceil(TICK_MS)
 }
 
-fn plural(n: u64, word: &str) -> String {
-    format!("{n} {word}{}", if n == 1 { "" } else { "s" })
-}
-
-/// One node of the diagram.
-fn node(state: State, current: State, x: f32, y: f32) -> impl IntoView {
-    let is_current = state == current;
-    let class = format!(
-        "state-node {}{}",
-        state.as_str().to_ascii_lowercase().replace('_', "-"),
-        if is_current { " current" } else { "" }
-    );
-    view! {
-        <g class=class>
-            <rect x=x - 58.0 y=y - 20.0 width="116" height="40" rx="20" />
-            <text x=x y=y + 5.0 text-anchor="middle">{state.as_str()}</text>
-            {is_current.then(|| view! { <text class="now" x=x y=y + 34.0 text-anchor="middle">"▲ now"</text> })}
-        </g>
-    }
+fn plural<'a>(h: &'a mut String, n: u64, word: &str) -> &'a mut String {
+    h.num(n)
+        .raw(" ")
+        .raw(word)
+        .raw(if n == 1 { "" } else { "s" })
 }
 
 #[component]
 pub fn BreakerPanel(session: RwSignal<TickSession>) -> impl IntoView {
-    let has_breaker = move || session.with(|s| s.model().breaker().is_some());
     view! {
         <section class="panel breaker" aria-labelledby="breaker-heading">
             <h2 id="breaker-heading">"Circuit breaker on recommendations"</h2>
-            <Show when=has_breaker fallback=|| view! {
-                <p class="muted">"No circuit breaker in this setup. Choose “circuit breaker” or “breaker + bulkhead” to add one."</p>
-            }>
-                <BreakerDetails session=session />
-            </Show>
-            <Bulkheads session=session />
+            <div inner_html=panel(session, draw) />
         </section>
     }
 }
 
-#[component]
-fn BreakerDetails(session: RwSignal<TickSession>) -> impl IntoView {
-    let read = move |f: &dyn Fn(&TickModel) -> String| session.with(|s| f(s.model()));
-    let state = move || session.with(|s| s.model().breaker().map_or(State::Closed, |b| b.state()));
-    let labels = move || {
-        session.with(|s| {
-            let c = s.model().config().circuit_breaker.clone();
-            let min = c.effective_minimum_number_of_calls();
-            let rate = c.failure_rate_threshold;
-            [
-                format!("failure rate ≥ {rate}%"),
-                format!("(once {min} calls are recorded)"),
-                plural(ticks(c.wait_duration_in_open_state), "tick"),
-                format!("{} trials:", c.permitted_number_of_calls_in_half_open_state),
-                format!("rate < {rate}%"),
-                format!("≥ {rate}%"),
-            ]
-        })
-    };
+/// The breaker (or a note that there is none), then the bulkhead's permits.
+fn draw(s: &TickSession, h: &mut String) {
+    let m = s.model();
+    match m.breaker() {
+        Some(breaker) => draw_breaker(m, breaker, h),
+        None => {
+            h.raw("<p class=\"muted\">No circuit breaker in this setup. Choose “circuit breaker” or “breaker + bulkhead” to add one.</p>");
+        }
+    }
+    h.raw("<h3>Bulkhead permits</h3>");
+    match m.bulkhead_in_use(Dependency::Recommendations) {
+        None => {
+            h.raw("<p class=\"muted\">No bulkhead in this setup.</p>");
+        }
+        Some(recommendations) => {
+            let max = m.config().bulkhead.max_concurrent_calls.into();
+            let payment = m.bulkhead_in_use(Dependency::Payment).unwrap_or(0);
+            h.raw("<ul class=\"permits\" data-testid=\"bulkhead-permits\"><li><strong>recommendations</strong> ")
+                .num(recommendations.into())
+                .raw(" of ")
+                .num(max)
+                .raw(" in use</li><li><strong>payment</strong> ")
+                .num(payment.into())
+                .raw(" of ")
+                .num(max)
+                .raw(" in use</li></ul>");
+        }
+    }
+}
 
-    view! {
-        <p class="breaker-state-line">
-            "State: "<strong data-testid="breaker-state" class=move || format!("state-text {}", state().as_str().to_ascii_lowercase())>{move || state().as_str()}</strong>
-            " — "<span data-testid="breaker-detail">{move || read(&|m| status_line(m))}</span>
-        </p>
-        <svg class="state-diagram" viewBox="0 0 420 252" role="img" aria-labelledby="diagram-title">
-            <title id="diagram-title">{move || format!("Breaker state diagram; the breaker is {}", state().as_str())}</title>
-            <defs>
-                <marker id="arrowhead" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse">
-                    <path d="M 0 0 L 10 5 L 0 10 z" class="arrow-head" />
-                </marker>
-            </defs>
-            <path class="edge" d="M 135 60 L 285 60" marker-end="url(#arrowhead)" />
-            <path class="edge" d="M 360 82 L 262 190" marker-end="url(#arrowhead)" />
-            <path class="edge" d="M 232 188 L 325 82" marker-end="url(#arrowhead)" />
-            <path class="edge" d="M 155 192 L 70 82" marker-end="url(#arrowhead)" />
-            {move || {
-                let [open_when, open_min, wait, close_when, close_rate, reopen_when] = labels();
-                view! {
-                    <text class="edge-label" x="210" y="36" text-anchor="middle">{open_when}</text>
-                    <text class="edge-label" x="210" y="50" text-anchor="middle">{open_min}</text>
-                    <text class="edge-label" x="330" y="146">"after"</text>
-                    <text class="edge-label" x="330" y="160">{wait}</text>
-                    <text class="edge-label" x="268" y="124" text-anchor="end">"rate"</text>
-                    <text class="edge-label" x="268" y="138" text-anchor="end">{reopen_when}</text>
-                    <text class="edge-label" x="128" y="130">{close_when}</text>
-                    <text class="edge-label" x="128" y="144">{close_rate}</text>
-                }
-            }}
-            {move || {
-                let current = state();
-                view! {
-                    {node(State::Closed, current, 75.0, 60.0)}
-                    {node(State::Open, current, 345.0, 60.0)}
-                    {node(State::HalfOpen, current, 210.0, 210.0)}
-                }
-            }}
-        </svg>
-        <h3>"Window"</h3>
-        <p class="window-caption" data-testid="failure-rate">{move || read(&rate_line)}</p>
-        <ol class="window" aria-label="Outcomes in the breaker's window, oldest first">
-            {move || session.with(|s| window_view(s.model()))}
-        </ol>
-        <h3>"State changes"</h3>
-        {move || {
-            let changes: Vec<String> = session.with(|s| s.model().transitions().map(|t| format!("t = {}: {} → {}", t.tick, t.from.as_str(), t.to.as_str())).collect());
-            if changes.is_empty() {
-                view! { <p class="muted">"None yet."</p> }.into_any()
-            } else {
-                view! { <ol class="timeline" data-testid="transitions">{changes.into_iter().map(|c| view! { <li>{c}</li> }).collect_view()}</ol> }.into_any()
-            }
-        }}
+fn draw_breaker(m: &TickModel, breaker: &CircuitBreaker, h: &mut String) {
+    let state = breaker.state();
+    let name = state.as_str();
+    h.raw("<p class=\"breaker-state-line\">State: <strong data-testid=\"breaker-state\" class=\"state-text ")
+        .text(&name.to_ascii_lowercase())
+        .raw("\">")
+        .text(name)
+        .raw("</strong> — <span data-testid=\"breaker-detail\">");
+    status_line(m, breaker, h);
+    h.raw("</span></p>");
+
+    // The diagram: the config's thresholds on the arrows, the current state marked.
+    let c = &m.config().circuit_breaker;
+    let threshold = decimal(c.failure_rate_threshold);
+    h.raw("<svg class=\"state-diagram\" viewBox=\"0 0 420 252\" role=\"img\" aria-labelledby=\"diagram-title\"><title id=\"diagram-title\">Breaker state diagram; the breaker is ")
+        .text(name)
+        .raw("</title><defs><marker id=\"arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" class=\"arrow-head\"></path></marker></defs>\
+<path class=\"edge\" d=\"M 135 60 L 285 60\" marker-end=\"url(#arrowhead)\"></path>\
+<path class=\"edge\" d=\"M 360 82 L 262 190\" marker-end=\"url(#arrowhead)\"></path>\
+<path class=\"edge\" d=\"M 232 188 L 325 82\" marker-end=\"url(#arrowhead)\"></path>\
+<path class=\"edge\" d=\"M 155 192 L 70 82\" marker-end=\"url(#arrowhead)\"></path>\
+<text class=\"edge-label\" x=\"210\" y=\"36\" text-anchor=\"middle\">failure rate ≥ ")
+        .raw(&threshold)
+        .raw("%</text><text class=\"edge-label\" x=\"210\" y=\"50\" text-anchor=\"middle\">(once ")
+        .num(c.effective_minimum_number_of_calls().into())
+        .raw(" calls are recorded)</text><text class=\"edge-label\" x=\"330\" y=\"146\">after</text><text class=\"edge-label\" x=\"330\" y=\"160\">");
+    plural(h, ticks(c.wait_duration_in_open_state), "tick")
+        .raw("</text><text class=\"edge-label\" x=\"268\" y=\"124\" text-anchor=\"end\">rate</text><text class=\"edge-label\" x=\"268\" y=\"138\" text-anchor=\"end\">≥ ")
+        .raw(&threshold)
+        .raw("%</text><text class=\"edge-label\" x=\"128\" y=\"130\">")
+        .num(c.permitted_number_of_calls_in_half_open_state.into())
+        .raw(" trials:</text><text class=\"edge-label\" x=\"128\" y=\"144\">rate &lt; ")
+        .raw(&threshold)
+        .raw("%</text>");
+    for (node, x, y) in [
+        (State::Closed, 75, 60),
+        (State::Open, 345, 60),
+        (State::HalfOpen, 210, 210),
+    ] {
+        let current = node == state;
+        h.raw("<g class=\"state-node ")
+            .text(&node.as_str().to_ascii_lowercase().replace('_', "-"))
+            .raw(if current { " current\">" } else { "\">" })
+            .raw("<rect x=\"")
+            .num(x - 58)
+            .raw("\" y=\"")
+            .num(y - 20)
+            .raw("\" width=\"116\" height=\"40\" rx=\"20\"></rect><text x=\"")
+            .num(x)
+            .raw("\" y=\"")
+            .num(y + 5)
+            .raw("\" text-anchor=\"middle\">")
+            .text(node.as_str())
+            .raw("</text>");
+        if current {
+            h.raw("<text class=\"now\" x=\"")
+                .num(x)
+                .raw("\" y=\"")
+                .num(y + 34)
+                .raw("\" text-anchor=\"middle\">▲ now</text>");
+        }
+        h.raw("</g>");
+    }
+    h.raw("</svg><h3>Window</h3><p class=\"window-caption\" data-testid=\"failure-rate\">");
+    rate_line(breaker, &threshold, h);
+    h.raw(
+        "</p><ol class=\"window\" aria-label=\"Outcomes in the breaker's window, oldest first\">",
+    );
+    window_cells(breaker, h);
+    h.raw("</ol><h3>State changes</h3>");
+    let mut changes = m.transitions().peekable();
+    if changes.peek().is_none() {
+        h.raw("<p class=\"muted\">None yet.</p>");
+    } else {
+        h.raw("<ol class=\"timeline\" data-testid=\"transitions\">");
+        for t in changes {
+            h.raw("<li>t = ")
+                .num(t.tick.into())
+                .raw(": ")
+                .text(t.from.as_str())
+                .raw(" → ")
+                .text(t.to.as_str())
+                .raw("</li>");
+        }
+        h.raw("</ol>");
     }
 }
 
 /// A sentence on what the breaker is doing now.
-fn status_line(model: &TickModel) -> String {
-    let Some(breaker) = model.breaker() else { return String::new() };
+fn status_line(model: &TickModel, breaker: &CircuitBreaker, h: &mut String) {
     let now = TickModel::now(model.tick());
     match breaker.state() {
         State::Open => {
             let left = breaker.open_wait_remaining(now).map_or(0, ticks);
             if left == 0 {
-                "the wait is over: HALF_OPEN at the next tick.".into()
+                h.raw("the wait is over: HALF_OPEN at the next tick.");
             } else {
-                format!("refusing calls; HALF_OPEN in {}.", plural(left, "tick"))
+                plural(h.raw("refusing calls; HALF_OPEN in "), left, "tick").raw(".");
             }
         }
-        State::HalfOpen => match breaker.half_open_trials() {
-            Some((sent, permitted)) => format!("trial calls sent: {sent} of {permitted}."),
-            None => String::new(),
-        },
-        State::Closed => "letting calls through and recording their outcomes.".into(),
-        other => format!("{} (set by hand).", other.as_str()),
+        State::HalfOpen => {
+            if let Some((sent, permitted)) = breaker.half_open_trials() {
+                h.raw("trial calls sent: ")
+                    .num(sent.into())
+                    .raw(" of ")
+                    .num(permitted.into())
+                    .raw(".");
+            }
+        }
+        State::Closed => {
+            h.raw("letting calls through and recording their outcomes.");
+        }
+        other => {
+            h.text(other.as_str()).raw(" (set by hand).");
+        }
     }
 }
 
-fn rate_line(model: &TickModel) -> String {
-    let Some(breaker) = model.breaker() else { return String::new() };
+fn rate_line(breaker: &CircuitBreaker, threshold: &str, h: &mut String) {
     let m = breaker.metrics();
-    let threshold = breaker.config().failure_rate_threshold;
     if m.failure_rate < 0.0 {
-        format!(
-            "Not enough calls: {} of {} recorded, so no failure rate yet (opens at ≥ {threshold}%).",
-            m.buffered,
-            breaker.minimum_number_of_calls()
-        )
+        h.raw("Not enough calls: ")
+            .num(m.buffered.into())
+            .raw(" of ")
+            .num(breaker.minimum_number_of_calls().into())
+            .raw(" recorded, so no failure rate yet (opens at ≥ ")
+            .raw(threshold)
+            .raw("%).");
     } else {
-        format!(
-            "Failure rate {}% of {} calls ({} failed); opens at ≥ {threshold}%.",
-            m.failure_rate, m.buffered, m.failed
-        )
+        h.raw("Failure rate ")
+            .raw(&rate(m.failure_rate))
+            .raw("% of ")
+            .num(m.buffered.into())
+            .raw(" calls (")
+            .num(m.failed.into())
+            .raw(" failed); opens at ≥ ")
+            .raw(threshold)
+            .raw("%.");
     }
 }
 
-fn window_view(model: &TickModel) -> impl IntoView {
-    let Some(breaker) = model.breaker() else { return ().into_any() };
+fn window_cells(breaker: &CircuitBreaker, h: &mut String) {
     let cells = breaker.window_cells();
     let capacity = match breaker.window_kind() {
         WindowKind::CountBased(n) => n as usize,
@@ -173,44 +211,25 @@ fn window_view(model: &TickModel) -> impl IntoView {
     // Draw at most 40 cells; a larger window shows its newest outcomes.
     let shown = capacity.min(40);
     let skip = cells.len().saturating_sub(shown);
-    let filled: Vec<_> = cells.into_iter().skip(skip).collect();
-    let empty = shown.saturating_sub(filled.len());
-    view! {
-        {filled.into_iter().map(|c| {
-            let (class, mark, label) = match c {
-                WindowCell::Success => ("cell success", "✓", "success"),
-                WindowCell::Failure => ("cell failure", "✗", "failure"),
-                WindowCell::SlowSuccess => ("cell slow", "◷", "slow success"),
-                WindowCell::SlowFailure => ("cell failure slow", "✗◷", "slow failure"),
-            };
-            view! { <li class=class aria-label=label title=label>{mark}</li> }
-        }).collect_view()}
-        {(0..empty).map(|_| view! { <li class="cell empty" aria-label="empty">"·"</li> }).collect_view()}
+    let filled = cells.len() - skip;
+    for cell in cells.into_iter().skip(skip) {
+        let (class, mark, label) = match cell {
+            WindowCell::Success => ("success", "✓", "success"),
+            WindowCell::Failure => ("failure", "✗", "failure"),
+            WindowCell::SlowSuccess => ("slow", "◷", "slow success"),
+            WindowCell::SlowFailure => ("failure slow", "✗◷", "slow failure"),
+        };
+        h.raw("<li class=\"cell ")
+            .raw(class)
+            .raw("\" aria-label=\"")
+            .raw(label)
+            .raw("\" title=\"")
+            .raw(label)
+            .raw("\">")
+            .raw(mark)
+            .raw("</li>");
     }
-    .into_any()
-}
-
-#[component]
-fn Bulkheads(session: RwSignal<TickSession>) -> impl IntoView {
-    let permits = move || {
-        session.with(|s| {
-            let m = s.model();
-            let max = m.config().bulkhead.max_concurrent_calls;
-            m.bulkhead_in_use(Dependency::Recommendations).map(|r| {
-                (r, m.bulkhead_in_use(Dependency::Payment).unwrap_or(0), max)
-            })
-        })
-    };
-    view! {
-        <h3>"Bulkhead permits"</h3>
-        {move || match permits() {
-            None => view! { <p class="muted">"No bulkhead in this setup."</p> }.into_any(),
-            Some((recommendations, payment, max)) => view! {
-                <ul class="permits" data-testid="bulkhead-permits">
-                    <li><strong>"recommendations"</strong>{format!(" {recommendations} of {max} in use")}</li>
-                    <li><strong>"payment"</strong>{format!(" {payment} of {max} in use")}</li>
-                </ul>
-            }.into_any(),
-        }}
+    for _ in filled..shown {
+        h.raw("<li class=\"cell empty\" aria-label=\"empty\">·</li>");
     }
 }

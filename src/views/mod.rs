@@ -2,6 +2,8 @@
 //! computes an outcome.
 
 pub mod breaker;
+pub mod chart;
+pub mod html;
 pub mod narration;
 pub mod settings;
 pub mod thread_pool;

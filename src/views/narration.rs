@@ -1,51 +1,75 @@
 //! The last tick in plain words (read out by screen readers), and the running tally.
 
 use leptos::prelude::*;
-use resilience_sim::model::tick::TickEvent;
 use resilience_sim::scenario::session::TickSession;
+
+use super::html::{panel, Html};
 
 #[component]
 pub fn Narration(session: RwSignal<TickSession>) -> impl IntoView {
-    let lines = move || {
-        session.with(|s| {
-            let events: Vec<String> = s.model().last_events().iter().map(TickEvent::narrate).collect();
-            (s.tick(), events)
-        })
-    };
+    // The live region itself stays in the page; only its content is replaced.
     view! {
         <section class="panel narration" aria-labelledby="narration-heading">
             <h2 id="narration-heading">"What happened in this tick"</h2>
-            <div aria-live="polite" aria-atomic="true" data-testid="narration">
-                {move || {
-                    let (t, events) = lines();
-                    if t == 0 {
-                        view! { <p class="muted">"t = 0: nothing has happened yet. Press Next tick."</p> }.into_any()
-                    } else {
-                        view! {
-                            <p class="visually-hidden">{format!("Tick {t}.")}</p>
-                            <ol class="events">{events.into_iter().map(|e| view! { <li>{e}</li> }).collect_view()}</ol>
-                        }.into_any()
-                    }
-                }}
-            </div>
+            <div aria-live="polite" aria-atomic="true" data-testid="narration" inner_html=panel(session, draw_narration) />
         </section>
     }
 }
 
+fn draw_narration(s: &TickSession, h: &mut String) {
+    let t = s.tick();
+    if t == 0 {
+        h.raw("<p class=\"muted\">t = 0: nothing has happened yet. Press Next tick.</p>");
+        return;
+    }
+    h.raw("<p class=\"visually-hidden\">Tick ")
+        .num(t.into())
+        .raw(".</p><ol class=\"events\">");
+    for event in s.model().last_events() {
+        h.raw("<li>").text(&event.narrate()).raw("</li>");
+    }
+    h.raw("</ol>");
+}
+
 #[component]
 pub fn Tally(session: RwSignal<TickSession>) -> impl IntoView {
-    let tally = move || session.with(|s| s.model().tally());
     view! {
         <section class="panel tally" aria-labelledby="tally-heading">
             <h2 id="tally-heading">"Since t = 0"</h2>
-            <dl class="tally-list">
-                <div class="bad"><dt>"Payments failed"</dt><dd data-testid="payment-failures">{move || tally().payment_failures}</dd></div>
-                <div><dt>"Payments made"</dt><dd data-testid="payment-successes">{move || tally().payment_successes}</dd></div>
-                <div><dt>"Cached recommendations shown (fallback)"</dt><dd data-testid="fallbacks">{move || tally().fallbacks_served}</dd></div>
-                <div><dt>"Refused by the breaker"</dt><dd data-testid="refused-breaker">{move || tally().refused_by_breaker}</dd></div>
-                <div><dt>"Refused by the bulkhead"</dt><dd data-testid="refused-bulkhead">{move || tally().refused_by_bulkhead}</dd></div>
-                <div><dt>"Found no free thread"</dt><dd data-testid="refused-no-thread">{move || tally().refused_no_thread}</dd></div>
-            </dl>
+            <dl class="tally-list" inner_html=panel(session, draw_tally) />
         </section>
+    }
+}
+
+fn draw_tally(s: &TickSession, h: &mut String) {
+    let tally = s.model().tally();
+    let rows = [
+        (
+            "<div class=\"bad\"><dt>Payments failed</dt><dd data-testid=\"payment-failures\">",
+            tally.payment_failures,
+        ),
+        (
+            "<div><dt>Payments made</dt><dd data-testid=\"payment-successes\">",
+            tally.payment_successes,
+        ),
+        (
+            "<div><dt>Cached recommendations shown (fallback)</dt><dd data-testid=\"fallbacks\">",
+            tally.fallbacks_served,
+        ),
+        (
+            "<div><dt>Refused by the breaker</dt><dd data-testid=\"refused-breaker\">",
+            tally.refused_by_breaker,
+        ),
+        (
+            "<div><dt>Refused by the bulkhead</dt><dd data-testid=\"refused-bulkhead\">",
+            tally.refused_by_bulkhead,
+        ),
+        (
+            "<div><dt>Found no free thread</dt><dd data-testid=\"refused-no-thread\">",
+            tally.refused_no_thread,
+        ),
+    ];
+    for (head, value) in rows {
+        h.raw(head).num(value.into()).raw("</dd></div>");
     }
 }

@@ -1,10 +1,12 @@
 //! The settings panel: the breaker's and bulkhead's settings by their Resilience4j names.
 //! A value that cannot be used gets a message next to its field and changes nothing.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::ConfigError;
 
+use super::html::{act, aria_bool, change, click, live, live_attr, Html};
 use crate::settings_form::{FieldKind, SettingsDraft, FIELDS};
 
 #[component]
@@ -20,9 +22,14 @@ pub fn SettingsPanel(
             draft.with_untracked(|d| d.to_configs(&tick.circuit_breaker, &tick.bulkhead))
         });
         match result {
-            Ok((breaker, bulkhead)) => {
+            Ok(configs) => {
+                let mut configs = Some(configs);
                 let mut applied = Ok(());
-                session.update(|s| applied = s.apply_settings(breaker, bulkhead));
+                act(session, &mut |s| {
+                    if let Some((breaker, bulkhead)) = configs.take() {
+                        applied = s.apply_settings(breaker, bulkhead);
+                    }
+                });
                 match applied {
                     Ok(()) => {
                         errors.set(Vec::new());
@@ -41,7 +48,7 @@ pub fn SettingsPanel(
         }
     };
     let restore = move || {
-        session.update(|s| s.restore_original());
+        act(session, &mut |s| s.restore_original());
         let fresh = session.with_untracked(|s| {
             let tick = &s.original().tick;
             SettingsDraft::from_configs(&tick.circuit_breaker, &tick.bulkhead)
@@ -61,43 +68,55 @@ pub fn SettingsPanel(
                     let id = format!("setting-{name}");
                     let error_id = format!("{id}-error");
                     let message = move || errors.with(|list| list.iter().find(|e| e.field == name).map(|e| e.message.clone()));
+                    let invalid = move || errors.with(|list| list.iter().any(|e| e.field == name));
+                    let aria_invalid = live_attr(move || aria_bool(invalid()));
+                    let value = live(move || draft.with(|d| d.get(name).to_string()));
+                    let edit = change(move |ev| draft.update(|d| d.set(name, event_target_value(&ev))));
                     let group = if field.bulkhead { "bulkhead" } else { "circuitBreaker" };
                     let input = match field.kind {
-                        FieldKind::Choice(options) => view! {
-                            <select id=id.clone() data-testid=format!("setting-{name}")
-                                aria-invalid=move || message().is_some().to_string()
-                                aria-describedby=error_id.clone()
-                                prop:value=move || draft.with(|d| d.get(name).to_string())
-                                on:change=move |ev| draft.update(|d| d.set(name, event_target_value(&ev)))>
-                                {options.iter().map(|o| view! { <option value=*o>{*o}</option> }).collect_view()}
+                        FieldKind::Choice(options) => Either::Left(view! {
+                            <select id=id.clone() data-testid=id.clone() aria-invalid=aria_invalid aria-describedby=error_id.clone()
+                                on:change=edit inner_html=options_html(options) prop:value=value>
                             </select>
-                        }.into_any(),
-                        _ => view! {
-                            <input id=id.clone() type="text" data-testid=format!("setting-{name}")
+                        }),
+                        _ => Either::Right(view! {
+                            <input id=id.clone() type="text" data-testid=id.clone()
                                 inputmode=if field.kind == FieldKind::Duration { "text" } else { "decimal" }
-                                aria-invalid=move || message().is_some().to_string()
-                                aria-describedby=error_id.clone()
-                                prop:value=move || draft.with(|d| d.get(name).to_string())
-                                on:input=move |ev| draft.update(|d| d.set(name, event_target_value(&ev))) />
-                        }.into_any(),
+                                aria-invalid=aria_invalid aria-describedby=error_id.clone()
+                                prop:value=value on:input=edit />
+                        }),
                     };
                     view! {
-                        <div class="field" class:invalid=move || message().is_some()>
-                            <label for=id.clone()><code>{name}</code><span class="group">{group}</span></label>
+                        // A field's red border follows its aria-invalid (style/components.css).
+                        <div class="field">
+                            <label for=id><code>{name}</code><span class="group">{group}</span></label>
                             {input}
                             <p class="help">{field.help}</p>
-                            <p class="error" id=error_id.clone() data-testid=format!("error-{name}") role="alert">
-                                {move || message().unwrap_or_default()}
+                            <p class="error" id=error_id data-testid=format!("error-{name}") role="alert">
+                                {live(move || message().unwrap_or_default())}
                             </p>
                         </div>
                     }
                 }).collect_view()}
                 <div class="form-actions">
                     <button type="submit" class="primary" data-testid="apply-settings">"Apply settings"</button>
-                    <button type="button" data-testid="restore-settings" on:click=move |_| restore()>"Back to the demo's settings"</button>
+                    <button type="button" data-testid="restore-settings" on:click=click(move |_| restore())>"Back to the demo's settings"</button>
                 </div>
-                <p class="status" role="status" data-testid="settings-status">{move || status.get()}</p>
+                <p class="status" role="status" data-testid="settings-status">{live(move || status.get())}</p>
             </form>
         </details>
     }
+}
+
+/// A choice's options, as HTML.
+fn options_html(options: &[&str]) -> String {
+    let mut h = String::new();
+    for o in options {
+        h.raw("<option value=\"")
+            .text(o)
+            .raw("\">")
+            .text(o)
+            .raw("</option>");
+    }
+    h
 }

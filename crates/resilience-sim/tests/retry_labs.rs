@@ -715,20 +715,43 @@ mod summaries {
         assert_eq!(calls_on_provider(3, 3), 27);
         assert_eq!(calls_on_provider(1, 3), 3);
         assert_eq!(calls_on_provider(0, 3), 1, "no layer retries: the one call");
-        assert_eq!(calls_on_provider(2, 1), 1, "one attempt per layer never multiplies");
-        assert_eq!(calls_on_provider(64, 10), u64::MAX, "saturates instead of overflowing");
+        assert_eq!(
+            calls_on_provider(2, 1),
+            1,
+            "one attempt per layer never multiplies"
+        );
+        assert_eq!(
+            calls_on_provider(64, 10),
+            u64::MAX,
+            "saturates instead of overflowing"
+        );
     }
 
     #[test]
     fn summary_share_after_the_trigger_tells_the_three_stories() {
         let config = AmplificationConfig::default();
-        let share = |p| run(&config, p).unwrap().success_percent_after_trigger(config.demand_per_second).unwrap();
+        let share = |p| {
+            run(&config, p)
+                .unwrap()
+                .success_percent_after_trigger(config.demand_per_second)
+                .unwrap()
+        };
         // No retries and the budget serve the whole demand once the provider is healthy
         // again (it has headroom); 3 retries stay far below it (metastable failure).
         assert!(share(AmplificationPolicy::None) > 99.0);
         assert!(share(AmplificationPolicy::Budget) > 95.0);
         assert!(share(AmplificationPolicy::Retries) < 60.0);
-        assert_eq!(run(&config, AmplificationPolicy::None).unwrap().amplification(), 1.0);
-        assert!(run(&config, AmplificationPolicy::Retries).unwrap().amplification() > 2.0);
+        assert_eq!(
+            run(&config, AmplificationPolicy::None)
+                .unwrap()
+                .amplification(),
+            1.0
+        );
+        assert!(
+            run(&config, AmplificationPolicy::Retries)
+                .unwrap()
+                .amplification()
+                > 2.0
+        );
     }
 }

@@ -1,0 +1,167 @@
+//! What keeps the page's wasm small (Leptos compiles its build, update and mount code once
+//! per distinct view and closure type, so a page of typed trees and plain `move ||`
+//! closures carries dozens of copies):
+//!
+//! - read-only panels are HTML text written in plain Rust ([`Html`], [`panel`]) and set
+//!   with one `inner_html` each; every text that is not a literal of this crate goes
+//!   through [`Html::text`], which escapes it;
+//! - every reactive value, event handler and effect of the page is boxed into one of a few
+//!   types ([`Live`], [`LiveAttr`], [`Click`], [`Change`], [`effect`]), and every change to
+//!   the session goes through [`act`].
+
+use std::fmt::Write;
+
+use leptos::ev;
+use leptos::prelude::*;
+use resilience_sim::scenario::session::TickSession;
+
+/// Writing HTML into a `String`, chained: `h.raw("<p>").text(name).raw("</p>")`.
+pub trait Html {
+    /// Markup, written as is (only ever a literal of this crate).
+    fn raw(&mut self, markup: &str) -> &mut Self;
+    /// Text, escaped for element content and quoted attribute values.
+    fn text(&mut self, text: &str) -> &mut Self;
+    /// A whole number.
+    fn num(&mut self, n: u64) -> &mut Self;
+}
+
+impl Html for String {
+    fn raw(&mut self, markup: &str) -> &mut Self {
+        self.push_str(markup);
+        self
+    }
+
+    fn text(&mut self, text: &str) -> &mut Self {
+        for c in text.chars() {
+            match c {
+                '&' => self.push_str("&amp;"),
+                '<' => self.push_str("&lt;"),
+                '>' => self.push_str("&gt;"),
+                '"' => self.push_str("&quot;"),
+                '\'' => self.push_str("&#39;"),
+                c => self.push(c),
+            }
+        }
+        self
+    }
+
+    fn num(&mut self, n: u64) -> &mut Self {
+        // The standard formatting of integers is in the wasm anyway.
+        let _ = write!(self, "{n}");
+        self
+    }
+}
+
+/// A panel's HTML, drawn from the session by `draw` whenever the session changes; the page
+/// is written only when the text differs.
+pub fn panel(session: RwSignal<TickSession>, draw: fn(&TickSession, &mut String)) -> Live {
+    live(move || {
+        let mut html = String::with_capacity(1024);
+        session.with(|s| draw(s, &mut html));
+        html
+    })
+}
+
+/// A value kept in step with the page: text, an attribute, a property or a panel's HTML.
+/// Boxed, so every one of them has this one type and the wasm holds one copy of the code
+/// that updates the DOM (a plain `move ||` closure gets its own copy, and a `Signal` brings
+/// the code of every kind of signal it could wrap).
+pub type Live = Box<dyn FnMut() -> String + Send>;
+
+pub fn live(value: impl FnMut() -> String + Send + 'static) -> Live {
+    Box::new(value)
+}
+
+/// An attribute that is set (`Some`) or left out (`None`), kept in step with the page; one
+/// type for all of them (see [`Live`]).
+pub type LiveAttr = Box<dyn FnMut() -> Option<&'static str> + Send>;
+
+pub fn live_attr(value: impl FnMut() -> Option<&'static str> + Send + 'static) -> LiveAttr {
+    Box::new(value)
+}
+
+/// `"true"` or `"false"`, for `aria-pressed` and `aria-invalid`.
+pub fn aria_bool(on: bool) -> Option<&'static str> {
+    Some(if on { "true" } else { "false" })
+}
+
+/// An effect, boxed: every effect of the page shares one copy of the effect machinery.
+pub fn effect(run: impl FnMut() + 'static) {
+    let run: Box<dyn FnMut()> = Box::new(run);
+    Effect::new(run);
+}
+
+/// Every change to the session goes through here: one copy of the signal's
+/// write-and-notify code in the wasm instead of one per intent. A page that is gone (its
+/// signal disposed) ignores late calls, such as a last tick of Play.
+pub fn act(session: RwSignal<TickSession>, intent: &mut dyn FnMut(&mut TickSession)) {
+    session.update(|s| intent(s));
+}
+
+/// A click handler, boxed: every button shares one copy of the code that attaches a click
+/// handler, instead of one per closure.
+pub type Click = Box<dyn FnMut(ev::MouseEvent)>;
+
+/// A `change` or `input` handler, boxed (see [`Click`]).
+pub type Change = Box<dyn FnMut(ev::Event)>;
+
+pub fn click(handler: impl FnMut(ev::MouseEvent) + 'static) -> Click {
+    Box::new(handler)
+}
+
+pub fn change(handler: impl FnMut(ev::Event) + 'static) -> Change {
+    Box::new(handler)
+}
+
+/// A rate in percent with at most one decimal, rounded down (so 49.96 never reads as 50,
+/// the threshold it has not reached); the 0.001 absorbs the f32 error of a rate such as
+/// 57.1, stored as 57.099998.
+pub fn rate(x: f32) -> String {
+    let tenths = (f64::from(x) * 10.0 + 1e-3).floor().max(0.0) as u64;
+    let mut out = String::new();
+    out.num(tenths / 10);
+    if !tenths.is_multiple_of(10) {
+        out.push('.');
+        out.num(tenths % 10);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes_text() {
+        let mut h = String::new();
+        h.raw("<p title=\"").text("a \"b\" & <c> 'd'").raw("\">");
+        assert_eq!(
+            h,
+            "<p title=\"a &quot;b&quot; &amp; &lt;c&gt; &#39;d&#39;\">"
+        );
+    }
+
+    #[test]
+    fn numbers() {
+        let mut h = String::new();
+        h.num(0)
+            .raw(" ")
+            .num(7)
+            .raw(" ")
+            .num(1234567890123)
+            .raw(" ")
+            .num(u64::MAX);
+        assert_eq!(h, format!("0 7 1234567890123 {}", u64::MAX));
+    }
+
+    #[test]
+    fn rates_have_at_most_one_decimal_rounded_down() {
+        assert_eq!(rate(100.0), "100");
+        assert_eq!(rate(50.0), "50");
+        assert_eq!(rate(100.0 / 3.0), "33.3");
+        assert_eq!(rate(200.0 / 3.0), "66.6");
+        assert_eq!(rate(49.96), "49.9");
+        assert_eq!(rate(57.1), "57.1");
+        assert_eq!(rate(0.0), "0");
+    }
+}
