@@ -26,20 +26,75 @@ pub fn BreakerPanel(session: RwSignal<TickSession>) -> impl IntoView {
     view! {
         <section class="panel breaker" aria-labelledby="breaker-heading">
             <h2 id="breaker-heading">"Circuit breaker on recommendations"</h2>
-            <div inner_html=panel(session, draw) />
+            // Separate panels: each is rewritten only when its own text changes, so the
+            // diagram is parsed again only when the state or the config changes.
+            <div inner_html=panel(session, draw_status) />
+            <div inner_html=panel(session, draw_diagram) />
+            <div inner_html=panel(session, draw_window) />
+            <div inner_html=panel(session, draw_bulkheads) />
         </section>
     }
 }
 
-/// The breaker (or a note that there is none), then the bulkhead's permits.
-fn draw(s: &TickSession, h: &mut String) {
+/// The state line, or a note that there is no breaker.
+fn draw_status(s: &TickSession, h: &mut String) {
     let m = s.model();
     match m.breaker() {
-        Some(breaker) => draw_breaker(m, breaker, h),
+        Some(breaker) => {
+            let name = breaker.state().as_str();
+            h.raw("<p class=\"breaker-state-line\">State: <strong data-testid=\"breaker-state\" class=\"state-text ")
+                .text(&name.to_ascii_lowercase())
+                .raw("\">")
+                .text(name)
+                .raw("</strong> — <span data-testid=\"breaker-detail\">");
+            status_line(m, breaker, h);
+            h.raw("</span></p>");
+        }
         None => {
             h.raw("<p class=\"muted\">No circuit breaker in this setup. Choose “circuit breaker” or “breaker + bulkhead” to add one.</p>");
         }
     }
+}
+
+fn draw_diagram(s: &TickSession, h: &mut String) {
+    if let Some(breaker) = s.model().breaker() {
+        diagram(s.model(), breaker, h);
+    }
+}
+
+/// The window's outcomes with the rate, then the latest state changes.
+fn draw_window(s: &TickSession, h: &mut String) {
+    let m = s.model();
+    let Some(breaker) = m.breaker() else { return };
+    let threshold = decimal(m.config().circuit_breaker.failure_rate_threshold);
+    h.raw("<h3>Window</h3><p class=\"window-caption\" data-testid=\"failure-rate\">");
+    rate_line(breaker, &threshold, h);
+    h.raw(
+        "</p><ol class=\"window\" aria-label=\"Outcomes in the breaker's window, oldest first\">",
+    );
+    window_cells(breaker, h);
+    h.raw("</ol><h3>State changes</h3>");
+    let mut changes = m.transitions().peekable();
+    if changes.peek().is_none() {
+        h.raw("<p class=\"muted\">None yet.</p>");
+    } else {
+        h.raw("<ol class=\"timeline\" data-testid=\"transitions\">");
+        for t in changes {
+            h.raw("<li>t = ")
+                .num(t.tick.into())
+                .raw(": ")
+                .text(t.from.as_str())
+                .raw(" → ")
+                .text(t.to.as_str())
+                .raw("</li>");
+        }
+        h.raw("</ol>");
+    }
+}
+
+/// The bulkhead's permits in use per dependency.
+fn draw_bulkheads(s: &TickSession, h: &mut String) {
+    let m = s.model();
     h.raw("<h3>Bulkhead permits</h3>");
     match m.bulkhead_in_use(Dependency::Recommendations) {
         None => {
@@ -61,18 +116,10 @@ fn draw(s: &TickSession, h: &mut String) {
     }
 }
 
-fn draw_breaker(m: &TickModel, breaker: &CircuitBreaker, h: &mut String) {
+/// The state diagram: the config's thresholds on the arrows, the current state marked.
+fn diagram(m: &TickModel, breaker: &CircuitBreaker, h: &mut String) {
     let state = breaker.state();
     let name = state.as_str();
-    h.raw("<p class=\"breaker-state-line\">State: <strong data-testid=\"breaker-state\" class=\"state-text ")
-        .text(&name.to_ascii_lowercase())
-        .raw("\">")
-        .text(name)
-        .raw("</strong> — <span data-testid=\"breaker-detail\">");
-    status_line(m, breaker, h);
-    h.raw("</span></p>");
-
-    // The diagram: the config's thresholds on the arrows, the current state marked.
     let c = &m.config().circuit_breaker;
     let threshold = decimal(c.failure_rate_threshold);
     h.raw("<svg class=\"state-diagram\" viewBox=\"0 0 420 252\" role=\"img\" aria-labelledby=\"diagram-title\"><title id=\"diagram-title\">Breaker state diagram; the breaker is ")
@@ -124,29 +171,7 @@ fn draw_breaker(m: &TickModel, breaker: &CircuitBreaker, h: &mut String) {
         }
         h.raw("</g>");
     }
-    h.raw("</svg><h3>Window</h3><p class=\"window-caption\" data-testid=\"failure-rate\">");
-    rate_line(breaker, &threshold, h);
-    h.raw(
-        "</p><ol class=\"window\" aria-label=\"Outcomes in the breaker's window, oldest first\">",
-    );
-    window_cells(breaker, h);
-    h.raw("</ol><h3>State changes</h3>");
-    let mut changes = m.transitions().peekable();
-    if changes.peek().is_none() {
-        h.raw("<p class=\"muted\">None yet.</p>");
-    } else {
-        h.raw("<ol class=\"timeline\" data-testid=\"transitions\">");
-        for t in changes {
-            h.raw("<li>t = ")
-                .num(t.tick.into())
-                .raw(": ")
-                .text(t.from.as_str())
-                .raw(" → ")
-                .text(t.to.as_str())
-                .raw("</li>");
-        }
-        h.raw("</ol>");
-    }
+    h.raw("</svg>");
 }
 
 /// A sentence on what the breaker is doing now.
