@@ -7,7 +7,10 @@
 //!   through [`Html::text`], which escapes it;
 //! - every reactive value, event handler and effect of the page is boxed into one of a few
 //!   types ([`Live`], [`LiveAttr`], [`Click`], [`Change`], [`effect`]), and every change to
-//!   the session goes through [`act`].
+//!   the session goes through [`act`];
+//! - a page whose controls only feed one computation (the retry labs, `course::labs`) goes
+//!   further: its whole body is one HTML string, one boxed handler per event kind on the
+//!   body reads which control changed, and the handler updates the page itself.
 
 use std::fmt::Write;
 

@@ -349,11 +349,13 @@ impl AmplificationConfig {
 }
 
 /// Renames a core error's field into the lab's vocabulary (`base` -> `backoffBase`).
+/// Field names are ASCII camelCase: the ASCII upper case keeps the Unicode case tables
+/// (about 12 KB) out of the browser's wasm.
 fn lab_field(error: ConfigError, prefix: &str) -> ConfigError {
     let mut field = prefix.to_string();
     let mut chars = error.field.chars();
     if let Some(first) = chars.next() {
-        field.extend(first.to_uppercase());
+        field.push(first.to_ascii_uppercase());
         field.extend(chars);
     }
     ConfigError::new(field, error.message)
