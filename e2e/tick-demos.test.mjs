@@ -74,6 +74,8 @@ test('a link reproduces the learner’s view', async () => {
   await page.getByTestId('protection-select').selectOption('bulkhead');
   await page.getByTestId('next-tick').click();
   await page.getByTestId('tick-counter').filter({ hasText: /^3$/ }).waitFor();
+  // The address is written a moment after the last change.
+  await page.waitForURL(/t=3/);
   const url = page.url();
   assert.match(url, /demo=4/);
   assert.match(url, /t=3/);
