@@ -33,7 +33,7 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::Element;
 
 use crate::app::{DemoLink, Location};
-use crate::course::LabText;
+use crate::course::{self, LabText};
 use crate::settings_form::parse_number;
 use crate::views::chart::{self, ChartSpec, Series, Tone};
 use crate::views::html::{change, click, effect, Html};
@@ -706,13 +706,7 @@ fn page_html(
         .text(info.title)
         .raw("</h1>");
     if let Some(t) = text {
-        h.raw("<p class=\"intro\">")
-            .text(t.intro)
-            .raw("</p><dl class=\"demo-guide\"><dt>Watch</dt><dd>")
-            .text(t.watch)
-            .raw("</dd><dt>Predict</dt><dd data-testid=\"predict\">")
-            .text(t.predict)
-            .raw("</dd></dl>");
+        course::guide_html(&mut h, t.intro, t.watch, t.predict);
     }
     h.raw("</header><section class=\"lab-controls\" aria-label=\"Lab controls\">");
     let prefix = match state.lab {

@@ -344,13 +344,7 @@ fn header_html(info: &catalogue::DemoInfo, text: Option<&course::DemoText>) -> S
         .text(info.title)
         .raw("</h1>");
     if let Some(t) = text {
-        h.raw("<p class=\"intro\">")
-            .text(t.intro)
-            .raw("</p><dl class=\"demo-guide\"><dt>Watch</dt><dd>")
-            .text(t.watch)
-            .raw("</dd><dt>Predict</dt><dd data-testid=\"predict\">")
-            .text(t.predict)
-            .raw("</dd></dl>");
+        course::guide_html(&mut h, t.intro, t.watch, t.predict);
     }
     h
 }
