@@ -337,7 +337,7 @@ fn header_html(info: &catalogue::DemoInfo, text: Option<&course::DemoText>) -> S
     h.raw("<p class=\"demo-kicker\">Demo ")
         .num(info.number.into())
         .raw(" of ")
-        .num(catalogue::DEMOS.len() as u64)
+        .num(catalogue::course().count() as u64)
         .raw("</p><h1 id=\"demo-heading\" data-testid=\"demo-heading\">Demo ")
         .num(info.number.into())
         .raw(": ")
