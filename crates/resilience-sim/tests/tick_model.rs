@@ -148,6 +148,9 @@ fn refused_calls_take_no_thread_and_are_not_recorded() {
     assert_eq!(model.tally().refused_by_breaker, 4);
     assert_eq!(model.breaker().unwrap().metrics().buffered, 4);
     assert_eq!(model.breaker().unwrap().metrics().not_permitted, 4);
+    // Every recommendations call that failed (t = 2 and 3: four errors) or was refused
+    // (t = 3 and 4: four refusals) showed the cached list instead.
+    assert_eq!(model.tally().fallbacks_served, 8);
 }
 
 #[test]

@@ -575,7 +575,8 @@ impl TickModel {
             let permitted = self.breaker.try_acquire_permission(now);
             self.collect_breaker_transitions();
             if !permitted {
-                self.refuse(call, dependency, Refusal::CallNotPermitted);
+                // The breaker refused it itself, so it records nothing.
+                self.refuse(call, dependency, Refusal::CallNotPermitted, false, now);
                 return;
             }
         }
@@ -585,14 +586,12 @@ impl TickModel {
                 Admission::Permitted => holds_bulkhead_permit = true,
                 // maxWaitDuration is 0 in this model (validated), so nobody waits.
                 Admission::Waiting(_) | Admission::Rejected => {
-                    self.refuse(call, dependency, Refusal::BulkheadFull);
-                    self.settle(
+                    self.refuse(
                         call,
                         dependency,
-                        Outcome::BulkheadFull,
+                        Refusal::BulkheadFull,
                         guarded_by_breaker,
                         now,
-                        0,
                     );
                     return;
                 }
@@ -602,14 +601,12 @@ impl TickModel {
             if holds_bulkhead_permit {
                 self.bulkhead_mut(dependency).release(now);
             }
-            self.refuse(call, dependency, Refusal::NoFreeThread);
-            self.settle(
+            self.refuse(
                 call,
                 dependency,
-                Outcome::NoFreeThread,
+                Refusal::NoFreeThread,
                 guarded_by_breaker,
                 now,
-                0,
             );
             return;
         };
@@ -652,15 +649,19 @@ impl TickModel {
         });
     }
 
-    fn refuse(&mut self, call: u64, dependency: Dependency, reason: Refusal) {
+    /// A call refused before it reached the dependency: counted, reported, then settled
+    /// like any failed call (fallback or failed payment; recorded by the breaker when the
+    /// refusal happened inside it).
+    fn refuse(
+        &mut self,
+        call: u64,
+        dependency: Dependency,
+        reason: Refusal,
+        recorded_by_breaker: bool,
+        now: Millis,
+    ) {
         match reason {
-            Refusal::CallNotPermitted => {
-                self.tally.refused_by_breaker += 1;
-                // Refused by the breaker: not recorded, but the page still needs its fallback.
-                if dependency == Dependency::Recommendations {
-                    self.tally.fallbacks_served += 1;
-                }
-            }
+            Refusal::CallNotPermitted => self.tally.refused_by_breaker += 1,
             Refusal::BulkheadFull => self.tally.refused_by_bulkhead += 1,
             Refusal::NoFreeThread => self.tally.refused_no_thread += 1,
         }
@@ -669,9 +670,14 @@ impl TickModel {
             dependency,
             reason,
         });
-        if reason == Refusal::CallNotPermitted && dependency == Dependency::Recommendations {
-            self.last_events.push(TickEvent::FallbackServed { call });
-        }
+        self.settle(
+            call,
+            dependency,
+            reason.outcome(),
+            recorded_by_breaker,
+            now,
+            0,
+        );
     }
 
     fn bulkhead_mut(&mut self, dependency: Dependency) -> &mut SemaphoreBulkhead {
