@@ -11,66 +11,8 @@ use resilience_sim::scenario::catalogue;
 
 use crate::course::labs::LabPage;
 use crate::course::tick_demo::TickDemo;
-use crate::url_state::UrlState;
-use crate::views::html::{click, effect, live_attr, Html};
-
-/// The query of the page, parsed, with a message per parameter that was left out. Passed
-/// down as a prop: Leptos's context (a map of types to values) would add 2 KB gzip.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Location {
-    state: UrlState,
-    problems: Vec<String>,
-}
-
-fn read_location() -> Location {
-    let query = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let (state, problems) = UrlState::parse(&query);
-    Location { state, problems }
-}
-
-/// Opens demo `number` as a new history entry.
-fn push_demo(location: RwSignal<Location>, number: u32) {
-    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
-        let _ = history.push_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("?demo={number}")),
-        );
-    }
-    location.set(Location {
-        state: UrlState::demo(number),
-        problems: Vec::new(),
-    });
-}
-
-/// A link to a demo: a real `?demo=N` link (it can be copied or opened in a new tab) that
-/// opens the demo in place on a plain click.
-#[component]
-pub fn DemoLink(
-    number: u32,
-    location: RwSignal<Location>,
-    /// What the link shows, as HTML (see `views::html`): typed children would add the
-    /// code of a type-erased view to the wasm.
-    label: String,
-    #[prop(optional)] class: &'static str,
-    #[prop(optional)] testid: &'static str,
-) -> impl IntoView {
-    let current = move || location.with(|l| l.state.demo == number);
-    view! {
-        <a href=format!("?demo={number}") class=class data-testid=testid
-            aria-current=live_attr(move || current().then_some("page"))
-            on:click=click(move |e| {
-                if e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key() || e.button() != 0 {
-                    return;
-                }
-                e.prevent_default();
-                push_demo(location, number);
-            }) inner_html=label>
-        </a>
-    }
-}
+use crate::nav::{read_location, DemoLink, Location};
+use crate::views::html::{effect, Html};
 
 #[component]
 pub fn App() -> impl IntoView {

@@ -6,6 +6,8 @@
 
 pub mod app;
 pub mod course;
+pub mod format;
+pub mod nav;
 pub mod settings_form;
 pub mod url_state;
 pub mod views;

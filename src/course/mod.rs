@@ -15,19 +15,6 @@ pub struct DemoText {
     pub lesson: &'static str,
 }
 
-/// The introduction, what to watch and the question to predict, as HTML (every page of
-/// the course opens with them).
-pub fn guide_html(h: &mut String, intro: &str, watch: &str, predict: &str) {
-    use crate::views::html::Html;
-    h.raw("<p class=\"intro\">")
-        .text(intro)
-        .raw("</p><dl class=\"demo-guide\"><dt>Watch</dt><dd>")
-        .text(watch)
-        .raw("</dd><dt>Predict</dt><dd data-testid=\"predict\">")
-        .text(predict)
-        .raw("</dd></dl>");
-}
-
 pub fn text(demo: u32) -> Option<&'static DemoText> {
     TEXTS.get(demo.checked_sub(1)? as usize)
 }

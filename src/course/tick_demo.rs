@@ -10,7 +10,7 @@ use resilience_sim::scenario::catalogue;
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::ConfigError;
 
-use crate::app::{DemoLink, Location};
+use crate::nav::Location;
 use crate::course;
 use crate::settings_form::SettingsDraft;
 use crate::url_state::{
@@ -19,6 +19,7 @@ use crate::url_state::{
 use crate::views::breaker::BreakerPanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, Html};
 use crate::views::narration::{Narration, Tally};
+use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
@@ -222,9 +223,6 @@ pub fn TickDemo(
         }
     };
 
-    let previous = Some(demo_number.wrapping_sub(1)).filter(|n| catalogue::exists(*n));
-    let next = Some(demo_number + 1).filter(|n| catalogue::exists(*n));
-
     // The notice's messages and the outcome are read-only: HTML text, no typed tree.
     let notice_html = live(move || {
         let mut h = String::new();
@@ -249,7 +247,7 @@ pub fn TickDemo(
 
     view! {
         <article class="tick-demo" aria-labelledby="demo-heading">
-            <header class="demo-header" inner_html=header_html(&info, text)></header>
+            <PageHeader html=header_html(info.number, info.title, "", text.map(|t| Guide { intro: t.intro, watch: t.watch, predict: t.predict })) />
 
             // Always in the page (a status region is announced when its content changes),
             // hidden while there is nothing to say.
@@ -323,30 +321,9 @@ pub fn TickDemo(
 
             <SettingsPanel session=session draft=draft errors=field_errors />
 
-            <nav class="demo-pager" aria-label="Previous and next demo">
-                {previous.map(|n| view! { <DemoLink number=n location=location testid="previous-demo" label=format!("← Demo {n}") /> })}
-                {next.map(|n| view! { <DemoLink number=n location=location testid="next-demo" label=format!("Demo {n} →") /> })}
-            </nav>
+            <Pager number=demo_number location=location />
         </article>
     }
-}
-
-/// The demo's number, title and guide: fixed for the page, so plain HTML.
-fn header_html(info: &catalogue::DemoInfo, text: Option<&course::DemoText>) -> String {
-    let mut h = String::new();
-    h.raw("<p class=\"demo-kicker\">Demo ")
-        .num(info.number.into())
-        .raw(" of ")
-        .num(catalogue::course().count() as u64)
-        .raw("</p><h1 id=\"demo-heading\" data-testid=\"demo-heading\">Demo ")
-        .num(info.number.into())
-        .raw(": ")
-        .text(info.title)
-        .raw("</h1>");
-    if let Some(t) = text {
-        course::guide_html(&mut h, t.intro, t.watch, t.predict);
-    }
-    h
 }
 
 /// The protection select's options, one per engine protection.

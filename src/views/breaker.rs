@@ -7,8 +7,8 @@ use resilience_sim::model::tick::{Dependency, TickModel, TICK_MS};
 use resilience_sim::policy::circuit_breaker::{CircuitBreaker, State, WindowCell, WindowKind};
 use resilience_sim::scenario::session::TickSession;
 
-use super::html::{panel, rate, Html};
-use crate::settings_form::decimal;
+use super::html::{panel, Html};
+use crate::format::{decimal, rate};
 
 fn ticks(ms: u64) -> u64 {
     ms.div_ceil(TICK_MS)

@@ -116,20 +116,6 @@ pub fn change(handler: impl FnMut(ev::Event) + 'static) -> Change {
     Box::new(handler)
 }
 
-/// A rate in percent with at most one decimal, rounded down (so 49.96 never reads as 50,
-/// the threshold it has not reached); the 0.001 absorbs the f32 error of a rate such as
-/// 57.1, stored as 57.099998.
-pub fn rate(x: f32) -> String {
-    let tenths = (f64::from(x) * 10.0 + 1e-3).floor().max(0.0) as u64;
-    let mut out = String::new();
-    out.num(tenths / 10);
-    if !tenths.is_multiple_of(10) {
-        out.push('.');
-        out.num(tenths % 10);
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -155,16 +141,5 @@ mod tests {
             .raw(" ")
             .num(u64::MAX);
         assert_eq!(h, format!("0 7 1234567890123 {}", u64::MAX));
-    }
-
-    #[test]
-    fn rates_have_at_most_one_decimal_rounded_down() {
-        assert_eq!(rate(100.0), "100");
-        assert_eq!(rate(50.0), "50");
-        assert_eq!(rate(100.0 / 3.0), "33.3");
-        assert_eq!(rate(200.0 / 3.0), "66.6");
-        assert_eq!(rate(49.96), "49.9");
-        assert_eq!(rate(57.1), "57.1");
-        assert_eq!(rate(0.0), "0");
     }
 }

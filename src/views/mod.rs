@@ -5,5 +5,6 @@ pub mod breaker;
 pub mod chart;
 pub mod html;
 pub mod narration;
+pub mod page;
 pub mod settings;
 pub mod thread_pool;

@@ -1,0 +1,283 @@
+//! Numbers as text and text as numbers, written once for every page.
+//!
+//! The standard float formatting and parsing bring several KB of tables into the wasm;
+//! these functions write and read exactly what the standard ones do for the values the
+//! course shows (tests below compare them with `format!` and `str::parse`).
+
+use crate::views::html::Html;
+
+/// `v` (0 or more) to `tenths` decimal places (0 or 1), rounded half to even on its exact
+/// binary value, exactly as `format!("{v:.1}")` and `format!("{v:.0}")` write it.
+pub fn fixed(v: f64, tenths: bool) -> String {
+    let scale: u128 = if tenths { 10 } else { 1 };
+    // v = mantissa x 2^exponent, exactly.
+    // Not `clamp`: a NaN reads as 0.
+    let bits = if v > 0.0 { v.min(1e15) } else { 0.0 }.to_bits();
+    let biased = (bits >> 52) as i32;
+    let fraction = u128::from(bits & ((1 << 52) - 1));
+    let (mantissa, exponent) = if biased == 0 {
+        (fraction, -1074)
+    } else {
+        (fraction | 1 << 52, biased - 1075)
+    };
+    let scaled = mantissa * scale;
+    let n = if exponent >= 0 {
+        scaled << exponent
+    } else if exponent <= -120 {
+        0
+    } else {
+        let shift = -exponent;
+        let n = scaled >> shift;
+        let rest = scaled - (n << shift);
+        let half = 1u128 << (shift - 1);
+        n + u128::from(rest > half || (rest == half && n % 2 == 1))
+    } as u64;
+    let mut out = String::new();
+    if tenths {
+        out.num(n / 10).raw(".").num(n % 10);
+    } else {
+        out.num(n);
+    }
+    out
+}
+
+/// A slider's value: whole, or with one decimal when it has a fraction.
+pub fn trim(v: f64) -> String {
+    fixed(v, v.fract() != 0.0)
+}
+
+/// Milliseconds as seconds with one decimal (`15.0`).
+pub fn seconds(ms: u64) -> String {
+    fixed(ms as f64 / 1000.0, true)
+}
+
+/// A rate in percent with at most one decimal, rounded down (so 49.96 never reads as 50,
+/// the threshold it has not reached); the 0.001 absorbs the f32 error of a rate such as
+/// 57.1, stored as 57.099998.
+pub fn rate(x: f32) -> String {
+    let tenths = (f64::from(x) * 10.0 + 1e-3).floor().max(0.0) as u64;
+    let mut out = String::new();
+    out.num(tenths / 10);
+    if !tenths.is_multiple_of(10) {
+        out.push('.');
+        out.num(tenths % 10);
+    }
+    out
+}
+
+/// A decimal number as `str::parse::<f64>` reads it (`50`, `-2.5`, `.5`, `1e2`), without
+/// the standard parser's tables (about 15 KB of wasm). Exact (correctly rounded) for up to
+/// 15 significant digits and exponents up to 22, which covers any percentage a learner
+/// types; beyond that it may be one unit in the last place off, which the conversion to
+/// `f32` then absorbs. `inf` and `NaN` are not numbers here.
+pub fn parse_number(text: &str) -> Option<f64> {
+    let (negative, text) = match text.as_bytes().first() {
+        Some(b'-') => (true, &text[1..]),
+        Some(b'+') => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(i) => (&text[..i], Some(&text[i + 1..])),
+        None => (text, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    if whole.is_empty() && fraction.is_empty() {
+        return None;
+    }
+    let mut digits: u64 = 0;
+    let mut scale: i64 = 0;
+    for (i, part) in [whole, fraction].into_iter().enumerate() {
+        for b in part.bytes() {
+            if !b.is_ascii_digit() {
+                return None;
+            }
+            if digits < 100_000_000_000_000_000 {
+                digits = digits * 10 + u64::from(b - b'0');
+                scale -= i as i64;
+            } else {
+                scale += 1 - i as i64;
+            }
+        }
+    }
+    if let Some(exponent) = exponent {
+        let (sign, e) = match exponent.as_bytes().first() {
+            Some(b'-') => (-1, &exponent[1..]),
+            Some(b'+') => (1, &exponent[1..]),
+            _ => (1, exponent),
+        };
+        if e.is_empty() || !e.bytes().all(|b| b.is_ascii_digit()) {
+            return None;
+        }
+        // Past 10^±400 the value is 0 or infinite anyway, so the exponent saturates.
+        let e = e
+            .bytes()
+            .fold(0i64, |n, b| (n * 10 + i64::from(b - b'0')).min(100_000));
+        scale += sign * e;
+    }
+    let mut value = digits as f64;
+    if digits != 0 {
+        let power = |n: i64| 10f64.powi(n.clamp(-400, 400) as i32);
+        if (-22..0).contains(&scale) {
+            value /= power(-scale);
+        } else if scale < -22 {
+            // Two steps so that 10^-330 does not become 0 before the division.
+            value = value / 1e22 / power(-scale - 22);
+        } else {
+            value *= power(scale);
+        }
+    }
+    Some(if negative { -value } else { value })
+}
+
+/// `x` as the shortest decimal that reads back as the same `f32`: what `{x}` prints for the
+/// percentages of these settings, without float formatting (several KB of wasm).
+pub fn decimal(x: f32) -> String {
+    if !x.is_finite() {
+        return if x.is_nan() {
+            "NaN"
+        } else if x > 0.0 {
+            "inf"
+        } else {
+            "-inf"
+        }
+        .to_string();
+    }
+    let sign = if x < 0.0 { "-" } else { "" };
+    let v = f64::from(x.abs());
+    let mut scale = 1u64;
+    for places in 0..=9 {
+        let n = (v * scale as f64).round();
+        if n < 9.0e15 && (n / scale as f64) as f32 == x.abs() {
+            let mut digits = (n as u64).to_string();
+            while digits.len() <= places {
+                digits.insert(0, '0');
+            }
+            let (whole, fraction) = digits.split_at(digits.len() - places);
+            let fraction = fraction.trim_end_matches('0');
+            return if fraction.is_empty() {
+                format!("{sign}{whole}")
+            } else {
+                format!("{sign}{whole}.{fraction}")
+            };
+        }
+        scale *= 10;
+    }
+    // Below 10^-9: more places than a percentage needs.
+    format!("{sign}0")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_as_the_standard_formatting_writes_them() {
+        for i in 0..=5000u32 {
+            let v = f64::from(i) / 40.0;
+            assert_eq!(fixed(v, true), format!("{v:.1}"), "{v}");
+            assert_eq!(fixed(v, false), format!("{v:.0}"), "{v}");
+        }
+        for v in [0.1, 1.1, 2.3, 3.0, 100.0, 57.1, 1.05, 12.25] {
+            assert_eq!(fixed(v, true), format!("{v:.1}"), "{v}");
+        }
+        assert_eq!(trim(3.0), "3");
+        assert_eq!(trim(0.1), "0.1");
+        assert_eq!(trim(2.5), "2.5");
+        assert_eq!(trim(5000.0), "5000");
+        assert_eq!(seconds(15_000), "15.0");
+        assert_eq!(seconds(15_400), "15.4");
+        assert_eq!(seconds(2_900), "2.9");
+    }
+
+    #[test]
+    fn rates_have_at_most_one_decimal_rounded_down() {
+        assert_eq!(rate(100.0), "100");
+        assert_eq!(rate(50.0), "50");
+        assert_eq!(rate(100.0 / 3.0), "33.3");
+        assert_eq!(rate(200.0 / 3.0), "66.6");
+        assert_eq!(rate(49.96), "49.9");
+        assert_eq!(rate(57.1), "57.1");
+        assert_eq!(rate(0.0), "0");
+    }
+    #[test]
+    fn numbers_read_like_the_standard_parser() {
+        let mut texts: Vec<String> = [
+            "50",
+            "60",
+            "0",
+            "-0",
+            "+5",
+            "-2.5",
+            ".5",
+            "5.",
+            "007.50",
+            "1e2",
+            "1E2",
+            "2.5e-1",
+            "1e+1",
+            "12.345678",
+            "99.999999",
+            "100.0000001",
+            "33.333333333333333333",
+            "0.000001",
+            "1e-30",
+            "1e400",
+            "123456789012345678901234567890",
+            "0.1e-400",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        texts.extend((0..=20_000).map(|i| format!("{}.{:02}", i / 100, i % 100)));
+        texts.extend((0..=2_000).map(|i| format!("{}", i as f64 / 7.0)));
+        for text in &texts {
+            let expected = text
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(|v| v as f32);
+            assert_eq!(
+                parse_number(text)
+                    .filter(|v| v.is_finite())
+                    .map(|v| v as f32),
+                expected,
+                "{text}"
+            );
+        }
+        for bad in [
+            "", ".", "-", "e5", "1e", "1e+", "1.2.3", "5%", "fifty", "1 000", "inf", "NaN", "--1",
+            "0x10",
+        ] {
+            assert_eq!(parse_number(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn decimals_print_like_display() {
+        for x in [
+            0.0f32,
+            1.0,
+            50.0,
+            100.0,
+            57.1,
+            33.3,
+            12.25,
+            0.5,
+            99.99,
+            1.0 / 3.0 * 100.0,
+            0.001,
+            66.66667,
+            1e6,
+            123456.7,
+        ] {
+            assert_eq!(decimal(x), format!("{x}"), "{x}");
+        }
+        assert_eq!(decimal(-2.5), "-2.5");
+        // Every percentage with up to three decimals, and every rate of a window of 1-64.
+        let typed = (0..=100_000).map(|i| i as f32 / 1000.0);
+        let rates = (1..=64u32).flat_map(|n| (0..=n).map(move |k| k as f32 * 100.0 / n as f32));
+        for x in typed.chain(rates) {
+            assert_eq!(decimal(x), format!("{x}"));
+        }
+    }
+}

@@ -1,0 +1,62 @@
+//! The two pieces every page of the course has, written once: the header (number, title,
+//! introduction, what to watch, the question to predict) and the pager to the previous
+//! and next demo.
+
+use leptos::prelude::*;
+use resilience_sim::scenario::catalogue;
+
+use super::html::Html;
+use crate::nav::{DemoLink, Location};
+
+/// What a page's header says; the texts are the course's (`course::DemoText`,
+/// `course::LabText`).
+pub struct Guide<'a> {
+    pub intro: &'a str,
+    pub watch: &'a str,
+    pub predict: &'a str,
+}
+
+/// The header's HTML: fixed for the page, so plain escaped text (no typed tree).
+/// `kind` follows the number in the kicker ("Demo 8 of 9 · retry lab").
+pub fn header_html(number: u32, title: &str, kind: &'static str, guide: Option<Guide>) -> String {
+    let mut h = String::new();
+    h.raw("<p class=\"demo-kicker\">Demo ")
+        .num(number.into())
+        .raw(" of ")
+        .num(catalogue::course().count() as u64)
+        .raw(kind)
+        .raw("</p><h1 id=\"demo-heading\" data-testid=\"demo-heading\" tabindex=\"-1\">Demo ")
+        .num(number.into())
+        .raw(": ")
+        .text(title)
+        .raw("</h1>");
+    if let Some(g) = guide {
+        h.raw("<p class=\"intro\">")
+            .text(g.intro)
+            .raw("</p><dl class=\"demo-guide\"><dt>Watch</dt><dd>")
+            .text(g.watch)
+            .raw("</dd><dt>Predict</dt><dd data-testid=\"predict\">")
+            .text(g.predict)
+            .raw("</dd></dl>");
+    }
+    h
+}
+
+/// The header of a page.
+#[component]
+pub fn PageHeader(html: String) -> impl IntoView {
+    view! { <header class="demo-header" inner_html=html></header> }
+}
+
+/// Links to the previous and the next demo of the course, where there is one.
+#[component]
+pub fn Pager(number: u32, location: RwSignal<Location>) -> impl IntoView {
+    let previous = Some(number.wrapping_sub(1)).filter(|n| catalogue::exists(*n));
+    let next = Some(number + 1).filter(|n| catalogue::exists(*n));
+    view! {
+        <nav class="demo-pager" aria-label="Previous and next demo">
+            {previous.map(|n| view! { <DemoLink number=n location=location testid="previous-demo" label=format!("← Demo {n}") /> })}
+            {next.map(|n| view! { <DemoLink number=n location=location testid="next-demo" label=format!("Demo {n} →") /> })}
+        </nav>
+    }
+}
