@@ -73,35 +73,35 @@ fn amplification_flags_reach_the_model() {
     let short = json(&[
         "lab",
         "amplification",
-        "--duration-ms",
+        "--durationMs",
         "3s",
-        "--demand",
+        "--demandPerSecond",
         "500",
-        "--headroom",
+        "--headroomPercent",
         "40",
-        "--degradation-start-ms",
+        "--degradationStartMs",
         "1000",
-        "--degradation-ms",
+        "--degradationMs",
         "500",
-        "--degraded-capacity",
+        "--degradedCapacityPercent",
         "10",
         "--waste",
         "2",
         "--retries",
         "1",
-        "--budget-percent",
+        "--budgetPercent",
         "20",
-        "--budget-ttl-ms",
+        "--budgetTtlMs",
         "5000",
-        "--budget-min-retries-per-second",
+        "--budgetMinRetriesPerSecond",
         "5",
         "--backoff",
         "exponential",
-        "--backoff-base-ms",
+        "--backoffBaseMs",
         "200",
-        "--backoff-multiplier",
+        "--backoffMultiplier",
         "1.5",
-        "--backoff-cap-ms",
+        "--backoffCapMs",
         "1000",
         "--jitter",
         "decorrelated",
@@ -154,16 +154,37 @@ fn jitter_prints_slots_and_totals() {
         }
         assert!(slot["served"].as_u64().unwrap() <= 150);
     }
-    assert!(
-        run["waiting_at_end"].as_u64().unwrap() > 0,
+    // The spec's figures: waves of 1,000, 850, 700, 550 and 400 calls at 0, 1, 3, 7 and
+    // 15 s, 150 served in each, 250 still waiting after the slot at 15 s.
+    assert_eq!(run["mode"], "none");
+    let waves: Vec<(u64, u64)> = slots
+        .iter()
+        .filter(|s| s["calls"].as_u64().unwrap() > 0)
+        .map(|s| (s["t_ms"].as_u64().unwrap(), s["calls"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        waves,
+        vec![
+            (0, 1_000),
+            (1_000, 850),
+            (3_000, 700),
+            (7_000, 550),
+            (15_000, 400)
+        ]
+    );
+    assert_eq!(
+        run["waiting_at_end"], 250,
         "no jitter leaves clients waiting"
     );
     assert!(run["all_served_at_ms"].is_null());
-    assert!(run["total_calls"].is_u64());
+    assert_eq!(run["total_calls"], 3_500);
 
+    // Full jitter: everyone served in about 1.5 s, with fewer calls.
     let full = json(&["lab", "jitter", "--mode", "full", "--seed", "5"]);
+    assert_eq!(full["mode"], "full");
     assert_eq!(full["waiting_at_end"], 0);
-    assert!(full["all_served_at_ms"].is_u64());
+    let served_at = full["all_served_at_ms"].as_u64().unwrap();
+    assert!((1_000..=2_000).contains(&served_at), "{served_at} ms");
     assert!(full["total_calls"].as_u64() < run["total_calls"].as_u64());
 
     let small = json(&[
@@ -171,17 +192,17 @@ fn jitter_prints_slots_and_totals() {
         "jitter",
         "--mode",
         "equal",
-        "--base-ms",
+        "--baseMs",
         "500",
         "--multiplier",
         "3",
-        "--cap-ms",
+        "--capMs",
         "2s",
         "--clients",
         "40",
-        "--capacity",
+        "--capacityPerSlot",
         "7",
-        "--duration-ms",
+        "--durationMs",
         "2000",
         "--seed",
         "1",
@@ -191,7 +212,8 @@ fn jitter_prints_slots_and_totals() {
     assert!(slots.iter().all(|s| s["served"].as_u64().unwrap() <= 7));
     let served: u64 = slots.iter().map(|s| s["served"].as_u64().unwrap()).sum();
     assert_eq!(served + small["waiting_at_end"].as_u64().unwrap(), 40);
-    assert_eq!(small["jitter"], "equal");
+    assert_eq!(small["mode"], "equal");
+    assert!(small.get("jitter").is_none(), "the mode is named `mode`");
 }
 
 #[test]
@@ -201,9 +223,9 @@ fn bad_lab_flags_exit_2_with_one_line() {
     let text = refused(&["lab", "amplification", "--policy", "maybe"]);
     assert!(text.contains("--policy"), "{text}");
     refused(&["lab", "amplification", "--backoff", "sometimes"]);
-    refused(&["lab", "amplification", "--demand", "-5"]);
-    refused(&["lab", "amplification", "--demand", "lots"]);
-    refused(&["lab", "amplification", "--duration-ms", "5 parsecs"]);
+    refused(&["lab", "amplification", "--demandPerSecond", "-5"]);
+    refused(&["lab", "amplification", "--demandPerSecond", "lots"]);
+    refused(&["lab", "amplification", "--durationMs", "5 parsecs"]);
     refused(&["lab", "amplification", "--frobnicate"]);
     refused(&["lab", "jitter", "--clients", "1", "--clients"]);
     refused(&["lab", "teleport"]);
@@ -215,12 +237,12 @@ fn bad_lab_flags_exit_2_with_one_line() {
     assert!(text.contains("waste"), "{text}");
     let text = refused(&["lab", "amplification", "--jitter", "full"]);
     assert!(text.contains("jitter"), "{text}");
-    let text = refused(&["lab", "amplification", "--duration-ms", "150"]);
+    let text = refused(&["lab", "amplification", "--durationMs", "150"]);
     assert!(text.contains("durationMs"), "{text}");
     let text = refused(&["lab", "jitter", "--clients", "0"]);
     assert!(text.contains("clients"), "{text}");
     let text = refused(&["lab", "jitter", "--multiplier", "inf"]);
     assert!(text.contains("multiplier"), "{text}");
-    let text = refused(&["lab", "jitter", "--base-ms", "99999999999999999999"]);
-    assert!(text.contains("base-ms"), "{text}");
+    let text = refused(&["lab", "jitter", "--baseMs", "99999999999999999999"]);
+    assert!(text.contains("baseMs"), "{text}");
 }

@@ -5,15 +5,12 @@
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
-use resilience_sim::duration::parse_duration;
-use resilience_sim::model::amplification::{
-    self, AmplificationConfig, AmplificationPolicy, BackoffKind,
-};
-use resilience_sim::model::jitter::{self as jitter_lab, JitterConfig};
-use resilience_sim::policy::retry::Jitter;
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use resilience_sim::model::amplification::{self, AmplificationPolicy};
+use resilience_sim::model::jitter as jitter_lab;
+use resilience_sim::scenario::lab_session::{LabModel, LabSession};
+use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::{breaker_script, catalogue, Format, Scenario};
-use resilience_sim::Millis;
 
 #[derive(Parser)]
 #[command(
@@ -46,111 +43,31 @@ enum Command {
     },
     /// Drive one circuit breaker by a JSON script; print one JSON line per step.
     Breaker { file: String },
-    /// Run a retry lab and print its chart data as one JSON object.
+    /// Run a retry lab and print its chart data as one JSON object. Its controls are
+    /// those of the lab's page, by the same names: `lab jitter --mode full --seed 7`;
+    /// `lab --help` lists them.
     Lab {
-        #[command(subcommand)]
-        lab: Lab,
+        /// amplification (Demo 8) or jitter (Demo 9).
+        lab: String,
+        /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
+        /// amplification also takes `--policy none|retries|budget` (default retries).
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "--NAME VALUE")]
+        controls: Vec<String>,
     },
 }
 
-#[derive(Subcommand)]
-enum Lab {
-    /// Lab A: steady traffic, a 5 s degradation, and what retries do after it (per-second rates).
-    Amplification(AmplificationArgs),
-    /// Lab B: clients that failed together retry with exponential backoff and jitter.
-    Jitter(JitterArgs),
-}
-
-/// Every Lab A control; an absent flag keeps the page's default.
-#[derive(clap::Args)]
-struct AmplificationArgs {
-    /// none, retries or budget.
-    #[arg(long, default_value = "retries", value_parser = parse_policy)]
-    policy: AmplificationPolicy,
-    /// New requests per second [1000].
-    #[arg(long)]
-    demand: Option<u32>,
-    /// Normal capacity above the demand, in percent [20].
-    #[arg(long)]
-    headroom: Option<f64>,
-    /// Capacity during the degradation, in percent of the normal one [50].
-    #[arg(long)]
-    degraded_capacity: Option<f64>,
-    /// When the degradation starts [10s].
-    #[arg(long, value_parser = parse_duration)]
-    degradation_start_ms: Option<Millis>,
-    /// How long the degradation lasts [5s].
-    #[arg(long, value_parser = parse_duration)]
-    degradation_ms: Option<Millis>,
-    /// Length of the run [60s].
-    #[arg(long, value_parser = parse_duration)]
-    duration_ms: Option<Millis>,
-    /// Capacity an overloaded provider wastes [1].
-    #[arg(long)]
-    waste: Option<f64>,
-    /// Retries per request of the retries and budget policies [3].
-    #[arg(long)]
-    retries: Option<u32>,
-    /// Retry budget: retries per 100 new requests [10].
-    #[arg(long)]
-    budget_percent: Option<f64>,
-    /// How long the budget remembers its traffic [10s].
-    #[arg(long, value_parser = parse_duration)]
-    budget_ttl_ms: Option<Millis>,
-    /// Retries per second the budget always allows [0].
-    #[arg(long)]
-    budget_min_retries_per_second: Option<u32>,
-    /// none, fixed or exponential [none].
-    #[arg(long, value_parser = parse_backoff)]
-    backoff: Option<BackoffKind>,
-    /// The fixed or first backoff [500ms].
-    #[arg(long, value_parser = parse_duration)]
-    backoff_base_ms: Option<Millis>,
-    /// Growth of the exponential backoff [2].
-    #[arg(long)]
-    backoff_multiplier: Option<f64>,
-    /// The longest backoff [none].
-    #[arg(long, value_parser = parse_duration)]
-    backoff_cap_ms: Option<Millis>,
-    /// none, full, equal or decorrelated [none].
-    #[arg(long, value_parser = parse_jitter)]
-    jitter: Option<Jitter>,
-    /// Seed of the jitter draws [1].
-    #[arg(long)]
-    seed: Option<u64>,
-}
-
-/// Every Lab B control; an absent flag keeps the page's default.
-#[derive(clap::Args)]
-struct JitterArgs {
-    /// none, full, equal or decorrelated [none].
-    #[arg(long, value_parser = parse_jitter)]
-    mode: Option<Jitter>,
-    /// The first backoff [1000].
-    #[arg(long, value_parser = parse_duration)]
-    base_ms: Option<Millis>,
-    /// Growth per attempt [2].
-    #[arg(long)]
-    multiplier: Option<f64>,
-    /// The longest backoff [none].
-    #[arg(long, value_parser = parse_duration)]
-    cap_ms: Option<Millis>,
-    /// Clients that fail at t = 0 [1000].
-    #[arg(long)]
-    clients: Option<u32>,
-    /// Calls served per 100 ms slot [150].
-    #[arg(long)]
-    capacity: Option<u32>,
-    /// The start of the last slot [15s].
-    #[arg(long, value_parser = parse_duration)]
-    duration_ms: Option<Millis>,
-    /// Seed of the jitter draws [1].
-    #[arg(long)]
-    seed: Option<u64>,
-}
-
 fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    // `lab --help` lists every control, read from the labs' tables.
+    let help = format!(
+        "{}\n\n{}",
+        controls_help::<AmplificationLab>(),
+        controls_help::<JitterLab>()
+    );
+    let command = Cli::command().mut_subcommand("lab", |lab| lab.after_help(help));
+    let parsed = command
+        .try_get_matches()
+        .and_then(|matches| Cli::from_arg_matches(&matches));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) if !e.use_stderr() => {
             // --help and --version go to stdout and succeed.
@@ -227,93 +144,85 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 .map(|r| serde_json::to_string(r).map_err(|e| e.to_string()))
                 .collect()
         }
-        Command::Lab { lab } => {
-            let json = match lab {
-                Lab::Amplification(args) => {
-                    let (config, policy) = args.into_config();
-                    serde_json::to_string(
-                        &amplification::run(&config, policy).map_err(|e| e.to_string())?,
-                    )
+        Command::Lab { lab, controls } => match lab.as_str() {
+            "amplification" => {
+                let (mut pairs, mut policy) = (flag_pairs(&controls)?, AmplificationPolicy::Retries);
+                if let Some(i) = pairs.iter().position(|(name, _)| name == "policy") {
+                    let (_, text) = pairs.remove(i);
+                    policy = AmplificationPolicy::from_name(&text)
+                        .ok_or_else(|| format!("--policy: use none, retries or budget (got “{text}”)"))?;
                 }
-                Lab::Jitter(args) => serde_json::to_string(
-                    &jitter_lab::run(&args.into_config()).map_err(|e| e.to_string())?,
-                ),
-            };
-            Ok(vec![json.map_err(|e| e.to_string())?])
-        }
+                let lab = lab_config::<AmplificationLab>(pairs)?;
+                lab_json(&amplification::run(&lab.config, policy))
+            }
+            "jitter" => {
+                let pairs = flag_pairs(&controls)?;
+                let lab = lab_config::<JitterLab>(pairs)?;
+                lab_json(&jitter_lab::run(&lab.config))
+            }
+            other => Err(format!(
+                "there is no lab “{other}”: use amplification (Demo 8) or jitter (Demo 9)"
+            )),
+        },
     }
 }
 
-impl AmplificationArgs {
-    fn into_config(self) -> (AmplificationConfig, AmplificationPolicy) {
-        let d = AmplificationConfig::default();
-        let config = AmplificationConfig {
-            demand_per_second: self.demand.unwrap_or(d.demand_per_second),
-            headroom_percent: self.headroom.unwrap_or(d.headroom_percent),
-            degraded_capacity_percent: self
-                .degraded_capacity
-                .unwrap_or(d.degraded_capacity_percent),
-            degradation_start_ms: self.degradation_start_ms.unwrap_or(d.degradation_start_ms),
-            degradation_ms: self.degradation_ms.unwrap_or(d.degradation_ms),
-            duration_ms: self.duration_ms.unwrap_or(d.duration_ms),
-            waste: self.waste.unwrap_or(d.waste),
-            retries: self.retries.unwrap_or(d.retries),
-            budget_percent: self.budget_percent.unwrap_or(d.budget_percent),
-            budget_ttl_ms: self.budget_ttl_ms.unwrap_or(d.budget_ttl_ms),
-            budget_min_retries_per_second: self
-                .budget_min_retries_per_second
-                .unwrap_or(d.budget_min_retries_per_second),
-            backoff: self.backoff.unwrap_or(d.backoff),
-            backoff_base_ms: self.backoff_base_ms.unwrap_or(d.backoff_base_ms),
-            backoff_multiplier: self.backoff_multiplier.unwrap_or(d.backoff_multiplier),
-            backoff_cap_ms: self.backoff_cap_ms.or(d.backoff_cap_ms),
-            jitter: self.jitter.unwrap_or(d.jitter),
-            seed: self.seed.unwrap_or(d.seed),
+/// `--name value` and `--name=value` pairs, in order.
+fn flag_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
+    let mut pairs = Vec::new();
+    let mut args = args.iter();
+    while let Some(arg) = args.next() {
+        let Some(flag) = arg.strip_prefix("--") else {
+            return Err(format!("expected a control as --NAME VALUE, got “{arg}”"));
         };
-        (config, self.policy)
+        let (name, value) = match flag.split_once('=') {
+            Some((name, value)) => (name.to_string(), value.to_string()),
+            None => {
+                let value = args
+                    .next()
+                    .ok_or_else(|| format!("--{flag} needs a value"))?;
+                (flag.to_string(), value.clone())
+            }
+        };
+        pairs.push((name, value));
+    }
+    Ok(pairs)
+}
+
+/// The lab's config from the flags, through the same control table as the page and the
+/// link; the first flag that cannot be used is the error. `--help` lists the controls.
+fn lab_config<L: LabModel>(pairs: Vec<(String, String)>) -> Result<L, String> {
+    if let Some((name, _)) = pairs
+        .iter()
+        .find(|(name, _)| LabSession::<L>::control(name).is_some_and(|c| !c.is_cli_flag()))
+    {
+        return Err(format!("--{name} is a control of the page only"));
+    }
+    let (session, problems) =
+        LabSession::<L>::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+    match problems.into_iter().next() {
+        Some(e) => Err(format!("--{e}")),
+        None => Ok(session.config().clone()),
     }
 }
 
-impl JitterArgs {
-    fn into_config(self) -> JitterConfig {
-        let d = JitterConfig::default();
-        JitterConfig {
-            clients: self.clients.unwrap_or(d.clients),
-            capacity_per_slot: self.capacity.unwrap_or(d.capacity_per_slot),
-            base_ms: self.base_ms.unwrap_or(d.base_ms),
-            multiplier: self.multiplier.unwrap_or(d.multiplier),
-            cap_ms: self.cap_ms.or(d.cap_ms),
-            jitter: self.mode.unwrap_or(d.jitter),
-            duration_ms: self.duration_ms.unwrap_or(d.duration_ms),
-            seed: self.seed.unwrap_or(d.seed),
-        }
+fn controls_help<L: LabModel>() -> String {
+    let mut text = format!("Controls of `lab {}` (flag, default, meaning):", L::NAME);
+    if L::NAME == "amplification" {
+        text.push_str("\n  --policy retries  Which line to run: none, retries or budget.");
     }
+    let defaults = L::default();
+    for c in L::controls().iter().filter(|c| c.is_cli_flag()) {
+        text.push_str(&format!("\n  --{} {}  {}", c.name, c.text(&defaults), c.help));
+    }
+    text
 }
 
-fn parse_policy(text: &str) -> Result<AmplificationPolicy, String> {
-    AmplificationPolicy::ALL
-        .into_iter()
-        .find(|p| p.name() == text)
-        .ok_or_else(|| "use none, retries or budget".to_string())
-}
-
-fn parse_backoff(text: &str) -> Result<BackoffKind, String> {
-    match text {
-        "none" => Ok(BackoffKind::None),
-        "fixed" => Ok(BackoffKind::Fixed),
-        "exponential" => Ok(BackoffKind::Exponential),
-        _ => Err("use none, fixed or exponential".to_string()),
-    }
-}
-
-fn parse_jitter(text: &str) -> Result<Jitter, String> {
-    match text {
-        "none" => Ok(Jitter::None),
-        "full" => Ok(Jitter::Full),
-        "equal" => Ok(Jitter::Equal),
-        "decorrelated" => Ok(Jitter::Decorrelated),
-        _ => Err("use none, full, equal or decorrelated".to_string()),
-    }
+fn lab_json<T: serde::Serialize>(
+    run: &Result<T, resilience_sim::ConfigError>,
+) -> Result<Vec<String>, String> {
+    let run = run.as_ref().map_err(|e| e.to_string())?;
+    Ok(vec![serde_json::to_string(run).map_err(|e| e.to_string())?])
 }
 
 fn trace_json(scenario: &Scenario, ticks: Option<u32>) -> Result<Vec<String>, String> {

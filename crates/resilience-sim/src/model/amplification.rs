@@ -110,12 +110,16 @@ impl AmplificationPolicy {
     ];
 
     /// The name used by the CLI and in JSON.
-    pub fn name(self) -> &'static str {
+    pub const fn name(self) -> &'static str {
         match self {
             AmplificationPolicy::None => "none",
             AmplificationPolicy::Retries => "retries",
             AmplificationPolicy::Budget => "budget",
         }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
     }
 
     /// Plain words for the legend.
@@ -141,6 +145,36 @@ pub enum BackoffKind {
     Fixed,
     /// `backoffBaseMs x backoffMultiplier^(attempt - 1)`, capped at `backoffCapMs`.
     Exponential,
+}
+
+impl BackoffKind {
+    pub const ALL: [BackoffKind; 3] = [
+        BackoffKind::None,
+        BackoffKind::Fixed,
+        BackoffKind::Exponential,
+    ];
+
+    /// The word the link, the CLI and JSON use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            BackoffKind::None => "none",
+            BackoffKind::Fixed => "fixed",
+            BackoffKind::Exponential => "exponential",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// A short label for a select.
+    pub const fn label(self) -> &'static str {
+        match self {
+            BackoffKind::None => "none (retry in the next step)",
+            BackoffKind::Fixed => "fixed",
+            BackoffKind::Exponential => "exponential",
+        }
+    }
 }
 
 /// Every control of Lab A; `Default` is the spec's page.

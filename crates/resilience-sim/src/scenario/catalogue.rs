@@ -137,7 +137,7 @@ pub const LABS: [LabInfo; 2] = [
     LabInfo {
         number: 9,
         title: "Jitter against synchronized waves",
-        setup: "1,000 clients fail at once and retry with exponential backoff against 150 calls per 100 ms",
+        setup: "1,000 clients call at once against 150 calls per 100 ms; the rejected retry with exponential backoff",
         watch: "Without jitter the retries arrive in waves; full jitter spreads them and everyone is served sooner.",
         lab: Lab::Jitter,
     },

@@ -10,6 +10,8 @@
 
 pub mod breaker_script;
 pub mod catalogue;
+pub mod lab_session;
+pub mod labs;
 pub mod session;
 
 use serde::{Deserialize, Serialize};

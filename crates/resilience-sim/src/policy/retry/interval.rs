@@ -4,10 +4,11 @@
 //! Waiting between attempts gives a struggling dependency a moment to recover, and growing
 //! the wait (exponential backoff) makes a client that keeps failing ask less and less
 //! often. But when many clients failed *together* (a failover, a connection reset), a
-//! deterministic backoff keeps them together: they all come back at 1 s, then at 2 s, then
-//! at 4 s, in synchronized waves that can knock the recovering server over again. Jitter
-//! (randomness in the wait) spreads each wave out. Neither reduces the *number* of retries:
-//! only a cap does (`maxAttempts`, a [retry budget](super::budget)).
+//! deterministic backoff keeps them together: waiting 1 s, then 2 s, then 4 s, those still
+//! failing all come back at 1 s, 3 s and 7 s, in synchronized waves that can knock the
+//! recovering server over again. Jitter (randomness in the wait) spreads each wave out.
+//! Neither reduces the *number* of retries: only a cap does (`maxAttempts`, a
+//! [retry budget](super::budget)).
 //!
 //! Two vocabularies live here:
 //! - [`IntervalFunction`]: Resilience4j's `IntervalFunction` (fixed, exponential,
@@ -345,6 +346,30 @@ impl Jitter {
         Jitter::Equal,
         Jitter::Decorrelated,
     ];
+
+    /// The word the link, the CLI and scenario files use (as serde writes it).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Jitter::None => "none",
+            Jitter::Full => "full",
+            Jitter::Equal => "equal",
+            Jitter::Decorrelated => "decorrelated",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Jitter> {
+        Self::ALL.into_iter().find(|j| j.name() == name)
+    }
+
+    /// A short label for a legend or a select ("full jitter").
+    pub const fn label(self) -> &'static str {
+        match self {
+            Jitter::None => "no jitter",
+            Jitter::Full => "full jitter",
+            Jitter::Equal => "equal jitter",
+            Jitter::Decorrelated => "decorrelated jitter",
+        }
+    }
 
     /// Plain words for the page.
     pub fn describe(self) -> &'static str {

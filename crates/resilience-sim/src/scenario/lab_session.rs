@@ -1,0 +1,398 @@
+//! # Lab sessions: a lab's config, its controls as data, and its last run
+//!
+//! A lab is an experiment the learner tunes: a handful of numbers and choices feed one
+//! model run, drawn as charts. Three drivers read the same lab: the page (a slider or a
+//! select per control), the link (`?demo=9&mode=full&seed=7`) and the CLI
+//! (`resilience-sim lab jitter --mode full --seed 7`). If each spelled the controls on its
+//! own, a renamed field would silently stop working in one of them. So a lab knows its
+//! controls as data ([`Control`]): the name (the engine's own field name, which is also the
+//! link parameter and the CLI flag), the label and unit the page shows, the range and step,
+//! and how to read and write the config. The three drivers only walk that table.
+//!
+//! [`LabSession`] is what a driver holds (the `TickSession` of the labs): the config, which
+//! stays valid whatever it is asked (a refused value leaves it as it was and names the
+//! control), and the run of that config. The model is deterministic and seeded, so the same
+//! config (from a link, a slider or a flag) gives the same run.
+
+use crate::duration::parse_duration;
+use crate::error::ConfigError;
+
+/// A lab: its config (with `Default` the spec's page), its controls and its model.
+pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
+    /// What one run produces (the charts' data and totals).
+    type Run: Clone + PartialEq + Send + Sync;
+    /// The lab's name in the CLI (`resilience-sim lab NAME`).
+    const NAME: &'static str;
+    /// Every control, in the order the page shows them.
+    fn controls() -> &'static [Control<Self>];
+    /// The model's own validation: the judge of what the config may hold.
+    fn validate(&self) -> Result<(), ConfigError>;
+    /// Runs the model (validates first; never panics).
+    fn run(&self) -> Result<Self::Run, ConfigError>;
+}
+
+/// What kind of value a control holds, and how the page shows it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ControlKind {
+    /// A number from `min` to `max` in steps of `step` (a slider).
+    Number {
+        min: f64,
+        max: f64,
+        step: f64,
+        unit: Unit,
+    },
+    /// A whole number typed in a field (a seed).
+    Whole { min: u64, max: u64 },
+    /// One of a few words; `options` are (name, label).
+    Choice {
+        options: &'static [(&'static str, &'static str)],
+    },
+    /// On or off.
+    Toggle,
+}
+
+/// Where a control sits on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Section {
+    /// Beside the first chart: the controls the lab's story turns on.
+    Main,
+    /// Under "More settings": the rest of the model's parameters.
+    More,
+    /// The page's own choices (what to draw, a side widget): not part of the model's
+    /// config, not a CLI flag, but in the link like any control.
+    Page,
+}
+
+impl<C> Control<C> {
+    /// Whether the CLI takes it as a flag.
+    pub fn is_cli_flag(&self) -> bool {
+        self.section != Section::Page
+    }
+}
+
+/// How a number reads on the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Unit {
+    /// A plain count or factor, followed by this word or sign ("" for none).
+    Plain(&'static str),
+    /// Milliseconds, shown in seconds ("1.5 s"); the link and the CLI carry milliseconds
+    /// (the CLI also takes `1.5s` or `500ms`).
+    Millis,
+}
+
+/// A control's value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum ControlValue {
+    Number(f64),
+    /// The name of the chosen option.
+    Choice(&'static str),
+    Toggle(bool),
+}
+
+/// One control of a lab, read by the page, the link and the CLI.
+pub struct Control<C> {
+    /// The config field's name (camelCase, as in the JSON), the link parameter and the CLI
+    /// flag.
+    pub name: &'static str,
+    pub label: &'static str,
+    /// One sentence on what it changes.
+    pub help: &'static str,
+    pub kind: ControlKind,
+    /// Where the page shows it; [`Section::Page`] controls are not flags of the CLI (the
+    /// CLI prints one run; "show all four modes" changes only what the page draws).
+    pub section: Section,
+    pub get: fn(&C) -> ControlValue,
+    /// Writes a value already checked against `kind` (range, option).
+    pub set: fn(&mut C, ControlValue),
+}
+
+impl<C> Control<C> {
+    /// The number of a `Number` or `Whole` control (0 for the others).
+    pub fn number(&self, config: &C) -> f64 {
+        match (self.get)(config) {
+            ControlValue::Number(v) => v,
+            _ => 0.0,
+        }
+    }
+
+    /// The value as the link and the CLI write it: `1000`, `2.5`, `full`, `true`.
+    pub fn text(&self, config: &C) -> String {
+        match (self.get)(config) {
+            ControlValue::Number(v) => number_text(v),
+            ControlValue::Choice(name) => name.to_string(),
+            ControlValue::Toggle(on) => on.to_string(),
+        }
+    }
+
+    /// The value as the page shows it, with its unit: `1,000 requests/s`, `1.5 s`, `full
+    /// jitter`, `on`.
+    pub fn display(&self, config: &C) -> String {
+        match ((self.get)(config), self.kind) {
+            (ControlValue::Number(v), ControlKind::Number { unit, .. }) => match unit {
+                Unit::Millis if v >= 1000.0 || v == 0.0 => format!("{} s", number_text(v / 1000.0)),
+                Unit::Millis => format!("{} ms", number_text(v)),
+                Unit::Plain("") => number_text(v),
+                Unit::Plain(unit) => format!("{} {unit}", number_text(v)),
+            },
+            (ControlValue::Number(v), _) => number_text(v),
+            (ControlValue::Choice(name), ControlKind::Choice { options }) => options
+                .iter()
+                .find(|o| o.0 == name)
+                .map_or(name, |o| o.1)
+                .to_string(),
+            (ControlValue::Choice(name), _) => name.to_string(),
+            (ControlValue::Toggle(on), _) => if on { "on" } else { "off" }.to_string(),
+        }
+    }
+
+    /// Checks `value` against the control's kind: a number in range (and on the step
+    /// grid, up to rounding), a known option, a toggle.
+    pub fn check(&self, value: ControlValue) -> Result<ControlValue, ConfigError> {
+        let refuse = |message: String| Err(ConfigError::new(self.name, message));
+        match (self.kind, value) {
+            (ControlKind::Number { min, max, step, unit }, ControlValue::Number(v)) => {
+                if !v.is_finite() || v < min || v > max {
+                    let (lo, hi) = match unit {
+                        Unit::Millis => (ms_text(min), ms_text(max)),
+                        Unit::Plain(u) => (with_unit(min, u), with_unit(max, u)),
+                    };
+                    return refuse(format!(
+                        "must be between {lo} and {hi} (got {})",
+                        number_text(v)
+                    ));
+                }
+                // Snap to the grid: a link's 2.50000001 is 2.5; a value between two steps
+                // is refused rather than silently moved.
+                let steps = ((v - min) / step).round();
+                let snapped = min + steps * step;
+                if (snapped - v).abs() > step * 1e-6 {
+                    return refuse(format!(
+                        "must be a multiple of {} from {}",
+                        number_text(step),
+                        number_text(min)
+                    ));
+                }
+                Ok(ControlValue::Number(round_to_step(snapped, step)))
+            }
+            (ControlKind::Whole { min, max }, ControlValue::Number(v)) => {
+                if v.is_finite() && v.fract() == 0.0 && v >= min as f64 && v <= max as f64 {
+                    Ok(value)
+                } else {
+                    refuse(format!("must be a whole number from {min} to {max}"))
+                }
+            }
+            (ControlKind::Choice { options }, ControlValue::Choice(name)) => {
+                match options.iter().find(|o| o.0 == name) {
+                    Some(o) => Ok(ControlValue::Choice(o.0)),
+                    None => refuse(format!("must be one of {}", option_list(options))),
+                }
+            }
+            (ControlKind::Toggle, ControlValue::Toggle(_)) => Ok(value),
+            _ => refuse("has another kind of value".to_string()),
+        }
+    }
+
+    /// Reads a value typed in a link or on the command line.
+    pub fn parse(&self, text: &str) -> Result<ControlValue, ConfigError> {
+        let text = text.trim();
+        let value = match self.kind {
+            ControlKind::Number {
+                unit: Unit::Millis, ..
+            } => parse_duration(text)
+                .map(|ms| ControlValue::Number(ms as f64))
+                .map_err(|e| ConfigError::new(self.name, e))?,
+            ControlKind::Number { .. } | ControlKind::Whole { .. } => text
+                .parse::<f64>()
+                .ok()
+                .filter(|v| v.is_finite())
+                .map(ControlValue::Number)
+                .ok_or_else(|| {
+                    ConfigError::new(self.name, format!("must be a number (got “{text}”)"))
+                })?,
+            ControlKind::Choice { options } => options
+                .iter()
+                .find(|o| o.0.eq_ignore_ascii_case(text))
+                .map(|o| ControlValue::Choice(o.0))
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        self.name,
+                        format!("must be one of {} (got “{text}”)", option_list(options)),
+                    )
+                })?,
+            ControlKind::Toggle => match text {
+                "true" | "on" | "1" | "yes" => ControlValue::Toggle(true),
+                "false" | "off" | "0" | "no" => ControlValue::Toggle(false),
+                _ => {
+                    return Err(ConfigError::new(
+                        self.name,
+                        format!("must be true or false (got “{text}”)"),
+                    ))
+                }
+            },
+        };
+        self.check(value)
+    }
+}
+
+fn option_list(options: &[(&str, &str)]) -> String {
+    let names: Vec<&str> = options.iter().map(|o| o.0).collect();
+    names.join(", ")
+}
+
+fn with_unit(v: f64, unit: &str) -> String {
+    if unit.is_empty() {
+        number_text(v)
+    } else {
+        format!("{} {unit}", number_text(v))
+    }
+}
+
+fn ms_text(ms: f64) -> String {
+    if ms >= 1000.0 {
+        format!("{} s", number_text(ms / 1000.0))
+    } else {
+        format!("{} ms", number_text(ms))
+    }
+}
+
+/// Removes the binary noise of `min + k x step` (0.1 x 3 = 0.30000000000000004): the grid
+/// has at most as many decimals as the step.
+fn round_to_step(v: f64, step: f64) -> f64 {
+    let mut scale = 1.0;
+    while (step * scale).fract().abs() > 1e-9 && scale < 1e6 {
+        scale *= 10.0;
+    }
+    (v * scale).round() / scale
+}
+
+/// A number as the link and the CLI write it: the shortest text that reads back the same
+/// (`1000`, `2.5`, `0.1`).
+pub fn number_text(v: f64) -> String {
+    format!("{v}")
+}
+
+/// A lab's config and its run, for one driver (a page, a link, the CLI).
+#[derive(Clone, PartialEq)]
+pub struct LabSession<L: LabModel> {
+    config: L,
+    run: Result<L::Run, ConfigError>,
+}
+
+impl<L: LabModel> Default for LabSession<L> {
+    fn default() -> Self {
+        Self::new(L::default())
+    }
+}
+
+impl<L: LabModel> LabSession<L> {
+    /// A session on `config`, run at once. An invalid config keeps its error as the run.
+    pub fn new(config: L) -> Self {
+        let run = config.run();
+        Self { config, run }
+    }
+
+    /// Opens the lab from a link's or the CLI's (name, value) pairs: each value is checked
+    /// by its control and by the model, in order; a pair that cannot be used is left out
+    /// with one message, and the rest still applies. Names that are not controls of this
+    /// lab are reported too.
+    pub fn from_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (Self, Vec<ConfigError>) {
+        let mut config = L::default();
+        let mut problems = Vec::new();
+        for (name, text) in pairs {
+            if let Err(e) = set_text(&mut config, name, text) {
+                problems.push(e);
+            }
+        }
+        (Self::new(config), problems)
+    }
+
+    pub fn controls(&self) -> &'static [Control<L>] {
+        L::controls()
+    }
+
+    pub fn control(name: &str) -> Option<&'static Control<L>> {
+        L::controls().iter().find(|c| c.name == name)
+    }
+
+    pub fn config(&self) -> &L {
+        &self.config
+    }
+
+    /// The run of the current config (an error only if the session was opened on an
+    /// invalid config; a refused change never gets here).
+    pub fn run(&self) -> &Result<L::Run, ConfigError> {
+        &self.run
+    }
+
+    /// Sets control `name` to `value` and runs the model. A value the control or the model
+    /// refuses leaves the session as it was; the error names the control.
+    pub fn set(&mut self, name: &str, value: ControlValue) -> Result<(), ConfigError> {
+        let control = Self::control(name).ok_or_else(|| unknown::<L>(name))?;
+        let value = control.check(value)?;
+        let mut config = self.config.clone();
+        (control.set)(&mut config, value);
+        self.replace(config)
+    }
+
+    /// [`Self::set`] from text, as a link or a flag writes it.
+    pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
+        let mut config = self.config.clone();
+        set_text(&mut config, name, text)?;
+        self.replace(config)
+    }
+
+    /// Back to the spec's values.
+    pub fn reset(&mut self) {
+        *self = Self::default();
+    }
+
+    /// The controls whose values differ from the defaults, as (name, text): what a link
+    /// carries. [`Self::from_pairs`] reads them back as this session.
+    pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
+        let defaults = L::default();
+        L::controls()
+            .iter()
+            .filter(|c| (c.get)(&self.config) != (c.get)(&defaults))
+            .map(|c| (c.name, c.text(&self.config)))
+            .collect()
+    }
+
+    fn replace(&mut self, config: L) -> Result<(), ConfigError> {
+        if config == self.config {
+            return Ok(());
+        }
+        let run = config.run()?;
+        self.config = config;
+        self.run = Ok(run);
+        Ok(())
+    }
+}
+
+fn unknown<L: LabModel>(name: &str) -> ConfigError {
+    let names: Vec<&str> = L::controls().iter().map(|c| c.name).collect();
+    ConfigError::new(
+        name,
+        format!(
+            "is not a control of the {} lab (its controls: {})",
+            L::NAME,
+            names.join(", ")
+        ),
+    )
+}
+
+/// Parses, checks and writes one control into `config`; the model's validation has the
+/// last word (and `config` is left as it was if it refuses).
+fn set_text<L: LabModel>(config: &mut L, name: &str, text: &str) -> Result<(), ConfigError> {
+    let control = L::controls()
+        .iter()
+        .find(|c| c.name == name)
+        .ok_or_else(|| unknown::<L>(name))?;
+    let value = control.parse(text)?;
+    let mut next = config.clone();
+    (control.set)(&mut next, value);
+    next.validate()?;
+    *config = next;
+    Ok(())
+}
