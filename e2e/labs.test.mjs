@@ -1,5 +1,6 @@
 // End-to-end: the retry labs (Demos 8 and 9) load without errors, follow their controls,
-// and the time to recompute and redraw a chart while a slider moves is measured
+// keep their state in the address, keep every line of a chart visible and the chart beside
+// its controls; the time to recompute and redraw while a slider moves is measured
 // (reported, not asserted).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,28 +22,120 @@ for (const [name, viewport, colorScheme] of [
     await page.getByTestId('demo-heading').filter({ hasText: 'Demo 8:' }).waitFor();
     await page.locator('[data-testid=amp-successes-canvas][data-render-count]').waitFor();
     assert.match(await page.getByTestId('amp-successes-summary').textContent(), /3 retries, the provider never recovers/);
-    // Arrow keys move a slider: fewer retries, new summary.
+    // Arrow keys move a slider: fewer retries, new summary, and the slider says its value.
     const before = await page.getByTestId('amp-successes-summary').textContent();
-    await page.getByTestId('amp-6').focus();
+    await page.getByTestId('lab-control-retries').focus();
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
     await page.waitForFunction(
       (old) => document.querySelector('[data-testid=amp-successes-summary]').textContent !== old, before);
+    assert.equal(await page.getByTestId('lab-control-retries').getAttribute('aria-valuetext'), '1');
+    await page.waitForFunction(() => location.search.includes('retries=1'));
     await screenshot(page, `demo-8-${name}-${colorScheme}`);
 
     await page.getByTestId('next-demo').focus();
     await page.keyboard.press('Enter');
     await page.getByTestId('demo-heading').filter({ hasText: 'Demo 9:' }).waitFor();
-    await page.getByTestId('jitter-mode').focus();
-    await page.getByTestId('jitter-mode').selectOption('full');
-    await page.getByTestId('jit-calls-summary').filter({ hasText: 'everyone was served' }).waitFor();
-    await page.getByTestId('jitter-overlay').check();
+    // The link of Demo 8 does not follow the learner to Demo 9.
+    await page.waitForFunction(() => location.search === '?demo=9');
+    await page.getByTestId('lab-control-mode').focus();
+    await page.getByTestId('lab-control-mode').selectOption('full');
+    await page.getByTestId('jit-calls-summary').filter({ hasText: '99 % were served by' }).waitFor();
+    await page.getByTestId('lab-control-compare').check();
     await page.getByTestId('new-seed').click();
+    await page.waitForFunction(() => /compare=true/.test(location.search) && /seed=\d+/.test(location.search));
+    // The seed shown is the seed in the link.
+    const seed = await page.getByTestId('lab-control-seed').inputValue();
+    assert.equal(new URL(page.url()).searchParams.get('seed'), seed);
     await screenshot(page, `demo-9-${name}-${colorScheme}`);
     assert.deepEqual(problems, [], 'no console errors or failed requests');
     await page.close();
   });
 }
+
+test('a lab link opens the lab with its controls, and the address follows the controls', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=9&mode=full&seed=7');
+  await page.locator('[data-testid=jit-calls-canvas][data-render-count]').waitFor();
+  assert.equal(await page.getByTestId('lab-control-mode').inputValue(), 'full');
+  assert.equal(await page.getByTestId('lab-control-seed').inputValue(), '7');
+  assert.match(await page.getByTestId('jit-calls-summary').textContent(), /^With full jitter/);
+  assert.match(await page.locator('.legend').first().textContent(), /full jitter/);
+
+  await page.getByTestId('lab-control-mode').selectOption('equal');
+  await page.waitForFunction(() => location.search === '?demo=9&mode=equal&seed=7');
+  await page.getByTestId('lab-control-capacityPerSlot').evaluate((slider) => {
+    slider.value = '200';
+    slider.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.waitForFunction(() => location.search.includes('capacityPerSlot=200'));
+  // Back to the spec's values: only the demo is left in the address.
+  await page.getByTestId('lab-reset').click();
+  await page.waitForFunction(() => location.search === '?demo=9');
+  assert.equal(await page.getByTestId('lab-control-mode').inputValue(), 'none');
+
+  // A link the lab cannot fully use: the message names the control, the rest applies.
+  await page.goto(new URL('?demo=9&clients=lots&seed=3', page.url()).href);
+  await page.getByTestId('lab-problems').filter({ hasText: 'Clients calling at t = 0' }).waitFor();
+  assert.equal(await page.getByTestId('lab-control-seed').inputValue(), '3');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// Counts the canvas's pixels close to each colour (the chart's tones in the light theme).
+async function pixelsOf(page, canvasId, colours) {
+  return page.evaluate(({ canvasId, colours }) => {
+    const canvas = document.querySelector(`[data-testid=${canvasId}]`);
+    const data = canvas.getContext('2d').getImageData(0, 0, canvas.width, canvas.height).data;
+    const counts = Object.fromEntries(Object.keys(colours).map((k) => [k, 0]));
+    for (let i = 0; i < data.length; i += 4) {
+      for (const [name, [r, g, b]] of Object.entries(colours)) {
+        if (Math.abs(data[i] - r) < 14 && Math.abs(data[i + 1] - g) < 14 && Math.abs(data[i + 2] - b) < 14) counts[name]++;
+      }
+    }
+    return counts;
+  }, { canvasId, colours });
+}
+
+test("Demo 8: each of the three lines shows, and the chart sits beside its controls", async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=8');
+  await page.locator('[data-testid=amp-successes-canvas][data-render-count]').waitFor();
+  // No retries (grey) and the budget (blue) coincide whenever the provider copes: the grey
+  // line is wide and the blue one dashed on top, so both show. Counted in the first 10 s,
+  // where all three lines lie on one another.
+  const colours = { grey: [110, 114, 122], red: [200, 40, 30], blue: [31, 95, 207] };
+  const counts = await pixelsOf(page, 'amp-successes-canvas', colours);
+  for (const [name, count] of Object.entries(counts)) {
+    assert.ok(count > 150, `the ${name} line is visible: ${count} pixels of its colour`);
+  }
+  // The keys of the legend use the same styles as the lines.
+  const keys = await page.locator('[data-testid=amp-successes] .legend .key').evaluateAll(
+    (spans) => spans.map((s) => s.className));
+  assert.deepEqual(keys, ['key block tone-shade', 'key dotted tone-green', 'key tone-grey wide', 'key tone-red', 'key tone-blue dashed']);
+
+  // The first chart and the controls that feed it are on screen together.
+  await page.getByTestId('amp-successes-canvas').scrollIntoViewIfNeeded();
+  const inView = async (testid) => {
+    const box = await page.getByTestId(testid).boundingBox();
+    return box && box.y >= 0 && box.y + box.height <= 800;
+  };
+  assert.ok(await inView('amp-successes-canvas'), 'the chart is on screen');
+  for (const control of ['lab-control-retries', 'lab-control-budgetPercent', 'lab-control-degradationMs']) {
+    assert.ok(await inView(control), `${control} is on screen beside the chart`);
+  }
+  await page.getByTestId('lab-control-degradedCapacityPercent').focus();
+  await page.keyboard.press('ArrowLeft');
+  assert.ok(await inView('amp-successes-canvas'), 'the chart stays on screen while a slider moves');
+  assert.deepEqual(problems, []);
+  await page.close();
+
+  // On a phone the chart comes first, the controls after it.
+  const phone = await openPage(browser, { width: 390, height: 844 }, '?demo=8');
+  await phone.page.locator('[data-testid=amp-successes-canvas][data-render-count]').waitFor();
+  const chart = await phone.page.getByTestId('amp-successes-canvas').boundingBox();
+  const control = await phone.page.getByTestId('lab-control-retries').boundingBox();
+  assert.ok(chart.y < control.y, 'the chart is above the controls on a phone');
+  await phone.page.close();
+});
 
 // Moves a slider through its range one step at a time and times each input event until
 // every chart of the page has redrawn (the canvases count their redraws).
@@ -50,19 +143,20 @@ async function timeSlider(page, sliderId, steps) {
   return page.evaluate(async ({ sliderId, steps }) => {
     const slider = document.querySelector(`[data-testid=${sliderId}]`);
     const canvases = [...document.querySelectorAll('canvas[data-render-count]')];
-    const count = () => canvases.map((c) => c.getAttribute('data-render-count')).join();
+    const counts = () => canvases.map((c) => c.getAttribute('data-render-count'));
     const times = [];
     for (let i = 0; i < steps; i++) {
       const min = Number(slider.min), max = Number(slider.max), step = Number(slider.step);
       const value = min + ((i * step) % (max - min + step));
       if (String(value) === slider.value) continue;
-      const drawn = count();
+      const drawn = counts();
+      const allRedrawn = () => counts().every((n, k) => n !== drawn[k]);
       const start = performance.now();
       slider.value = String(value);
       slider.dispatchEvent(new Event('input', { bubbles: true }));
-      for (let spins = 0; count() === drawn && spins < 100000; spins++) await Promise.resolve();
+      for (let spins = 0; !allRedrawn() && spins < 100000; spins++) await Promise.resolve();
       times.push(performance.now() - start);
-      await new Promise((r) => setTimeout(r, 0));
+      await new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
     }
     const sorted = [...times].sort((a, b) => a - b);
     return { moves: times.length, median_ms: sorted[Math.floor(sorted.length / 2)], p95_ms: sorted[Math.floor(sorted.length * 0.95)] };
@@ -72,12 +166,13 @@ async function timeSlider(page, sliderId, steps) {
 test('recompute and redraw while a slider moves, median', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=8');
   await page.locator('[data-testid=amp-offered-canvas][data-render-count]').waitFor();
-  const labA = await timeSlider(page, 'amp-2', 60); // capacity while degraded
+  const labA = await timeSlider(page, 'lab-control-degradedCapacityPercent', 60);
   await page.goto(new URL('?demo=9', page.url()).href);
   await page.locator('[data-testid=jit-waiting-canvas][data-render-count]').waitFor();
-  const labB = await timeSlider(page, 'jit-1', 60); // server capacity
-  await page.getByTestId('jitter-overlay').check();
-  const labBAll = await timeSlider(page, 'jit-1', 60);
+  const labB = await timeSlider(page, 'lab-control-capacityPerSlot', 60);
+  await page.getByTestId('lab-control-compare').check();
+  await page.locator('[data-testid=jit-waiting-canvas][data-render-count]').waitFor();
+  const labBAll = await timeSlider(page, 'lab-control-capacityPerSlot', 60);
   const result = { lab_a_two_charts: labA, lab_b_two_charts: labB, lab_b_all_four_modes: labBAll };
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   await writeFile(new URL('./results/lab-redraw.json', import.meta.url), JSON.stringify(result, null, 2));

@@ -5,6 +5,7 @@
 //! modules without any Leptos so it is tested natively.
 
 pub mod app;
+pub mod components;
 pub mod course;
 pub mod format;
 pub mod nav;

@@ -16,10 +16,7 @@ pub struct Location {
 }
 
 pub fn read_location() -> Location {
-    let query = web_sys::window()
-        .and_then(|w| w.location().search().ok())
-        .unwrap_or_default();
-    let (state, problems) = UrlState::parse(&query);
+    let (state, problems) = UrlState::parse(&current_query());
     Location { state, problems }
 }
 
@@ -65,3 +62,25 @@ pub fn DemoLink(
     }
 }
 
+
+/// The page's query string, as the address bar has it (with its `?`).
+pub fn current_query() -> String {
+    web_sys::window()
+        .and_then(|w| w.location().search().ok())
+        .unwrap_or_default()
+}
+
+/// Replaces the address's query (no new history entry), keeping the path: the site may be
+/// served from any path prefix. Does nothing when the address already says it.
+pub fn replace_query(query: &str) {
+    if current_query().trim_start_matches('?') == query {
+        return;
+    }
+    if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {
+        let _ = history.replace_state_with_url(
+            &wasm_bindgen::JsValue::NULL,
+            "",
+            Some(&format!("?{query}")),
+        );
+    }
+}

@@ -1,6 +1,8 @@
-//! The settings panel as plain data: the text the learner typed per setting, turned into
-//! the engine's configs. Each field keeps its own message; the engine's `validate` decides
-//! what is allowed, so the page and the CLI accept exactly the same settings.
+//! The settings panel as plain data: one table of the breaker's and bulkhead's settings
+//! ([`FIELDS`]), and the text the learner typed per setting, turned into the engine's
+//! configs. The form, the link's parameters and the draft's checks all read the table, so
+//! a setting is named once. Each field keeps its own message; the engine's `validate`
+//! decides what is allowed, so the page and the CLI accept exactly the same settings.
 
 use resilience_sim::duration::{format_duration, parse_duration};
 use resilience_sim::policy::bulkhead::BulkheadConfig;
@@ -9,6 +11,7 @@ use resilience_sim::ConfigError;
 
 use crate::format::{decimal, parse_number};
 
+/// How a field is typed, for the form's control (a choice is a select, the rest text).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FieldKind {
     /// A whole number.
@@ -17,11 +20,11 @@ pub enum FieldKind {
     Percent,
     /// A duration: `3s`, `800ms` or plain milliseconds; one tick is one second.
     Duration,
-    /// One of a few names.
+    /// One of a few names (the engine enum's names).
     Choice(&'static [&'static str]),
 }
 
-/// One setting of the panel, named as in Resilience4j.
+/// One setting of the panel, named as in Resilience4j, with typed access to the configs.
 #[derive(Debug, Clone, Copy)]
 pub struct Field {
     pub name: &'static str,
@@ -29,96 +32,142 @@ pub struct Field {
     pub kind: FieldKind,
     /// Whether it belongs to the bulkhead (else the circuit breaker).
     pub bulkhead: bool,
+    /// The text the form shows for the configs' value; `set` reads it back as the same value.
+    pub get: fn(&CircuitBreakerConfig, &BulkheadConfig) -> String,
+    /// Reads `text` and writes the value into the configs, or says why it cannot be read
+    /// (and writes nothing). Whether the value is allowed is for the engine's `validate`.
+    pub set: fn(&mut CircuitBreakerConfig, &mut BulkheadConfig, &str) -> Result<(), String>,
 }
+
+/// The sliding window types' names, in the engine's order.
+const WINDOW_TYPES: [&str; 2] = {
+    let all = SlidingWindowType::ALL;
+    [all[0].name(), all[1].name()]
+};
 
 pub const FIELDS: [Field; 9] = [
     Field {
         name: "slidingWindowType",
         help: "COUNT_BASED: the last N calls; TIME_BASED: the last N seconds (ticks).",
-        kind: FieldKind::Choice(&["COUNT_BASED", "TIME_BASED"]),
+        kind: FieldKind::Choice(&WINDOW_TYPES),
         bulkhead: false,
+        get: |b, _| b.sliding_window_type.name().to_string(),
+        set: |b, _, text| put(&mut b.sliding_window_type, window_type(text)),
     },
     Field {
         name: "slidingWindowSize",
         help: "How many calls (or seconds) the window holds.",
         kind: FieldKind::Count,
         bulkhead: false,
+        get: |b, _| b.sliding_window_size.to_string(),
+        set: |b, _, text| put(&mut b.sliding_window_size, count(text)),
     },
     Field {
         name: "minimumNumberOfCalls",
         help: "Calls the window needs before a rate counts.",
         kind: FieldKind::Count,
         bulkhead: false,
+        get: |b, _| b.minimum_number_of_calls.to_string(),
+        set: |b, _, text| put(&mut b.minimum_number_of_calls, count(text)),
     },
     Field {
         name: "failureRateThreshold",
         help: "Opens when the failure rate is at or above this percentage.",
         kind: FieldKind::Percent,
         bulkhead: false,
+        get: |b, _| decimal(b.failure_rate_threshold),
+        set: |b, _, text| put(&mut b.failure_rate_threshold, percent(text)),
     },
     Field {
         name: "slowCallRateThreshold",
         help: "Opens when the share of slow calls is at or above this percentage.",
         kind: FieldKind::Percent,
         bulkhead: false,
+        get: |b, _| decimal(b.slow_call_rate_threshold),
+        set: |b, _, text| put(&mut b.slow_call_rate_threshold, percent(text)),
     },
     Field {
         name: "slowCallDurationThreshold",
         help: "A call longer than this is slow (1 tick = 1s).",
         kind: FieldKind::Duration,
         bulkhead: false,
+        get: |b, _| format_duration(b.slow_call_duration_threshold),
+        set: |b, _, text| put(&mut b.slow_call_duration_threshold, parse_duration(text)),
     },
     Field {
         name: "waitDurationInOpenState",
         help: "How long OPEN refuses calls before trying again (1 tick = 1s).",
         kind: FieldKind::Duration,
         bulkhead: false,
+        get: |b, _| format_duration(b.wait_duration_in_open_state),
+        set: |b, _, text| put(&mut b.wait_duration_in_open_state, parse_duration(text)),
     },
     Field {
         name: "permittedNumberOfCallsInHalfOpenState",
         help: "Trial calls let through in HALF_OPEN.",
         kind: FieldKind::Count,
         bulkhead: false,
+        get: |b, _| b.permitted_number_of_calls_in_half_open_state.to_string(),
+        set: |b, _, text| {
+            put(
+                &mut b.permitted_number_of_calls_in_half_open_state,
+                count(text),
+            )
+        },
     },
     Field {
         name: "maxConcurrentCalls",
         help: "Threads each dependency may hold at once (bulkhead).",
         kind: FieldKind::Count,
         bulkhead: true,
+        get: |_, h| h.max_concurrent_calls.to_string(),
+        set: |_, h, text| put(&mut h.max_concurrent_calls, count(text)),
     },
 ];
+
+/// The field named `name` (exactly, as Resilience4j spells it), or `None`.
+pub fn field(name: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.name == name)
+}
+
+/// Writes a value that could be read; leaves the slot as it was otherwise.
+fn put<T>(slot: &mut T, read: Result<T, String>) -> Result<(), String> {
+    *slot = read?;
+    Ok(())
+}
+
+fn count(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .map_err(|_| "must be a whole number, 0 or more".to_string())
+}
+
+fn percent(text: &str) -> Result<f32, String> {
+    match parse_number(text.trim().trim_end_matches('%').trim()) {
+        Some(v) if v.is_finite() => Ok(v as f32),
+        _ => Err("must be a number of percent, such as 50".to_string()),
+    }
+}
+
+/// The engine's name, in any case (`time_based` is read as `TIME_BASED`).
+fn window_type(text: &str) -> Result<SlidingWindowType, String> {
+    SlidingWindowType::from_name(&text.trim().to_ascii_uppercase())
+        .ok_or_else(|| format!("must be one of {}", WINDOW_TYPES.join(", ")))
+}
 
 /// The panel's text, one entry per field of [`FIELDS`], in that order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SettingsDraft {
-    pub values: Vec<String>,
+    values: Vec<String>,
 }
 
 impl SettingsDraft {
     pub fn from_configs(breaker: &CircuitBreakerConfig, bulkhead: &BulkheadConfig) -> Self {
-        let values = FIELDS
-            .iter()
-            .map(|f| match f.name {
-                "slidingWindowType" => breaker.sliding_window_type.as_str().to_string(),
-                "slidingWindowSize" => breaker.sliding_window_size.to_string(),
-                "minimumNumberOfCalls" => breaker.minimum_number_of_calls.to_string(),
-                "failureRateThreshold" => decimal(breaker.failure_rate_threshold),
-                "slowCallRateThreshold" => decimal(breaker.slow_call_rate_threshold),
-                "slowCallDurationThreshold" => {
-                    format_duration(breaker.slow_call_duration_threshold)
-                }
-                "waitDurationInOpenState" => format_duration(breaker.wait_duration_in_open_state),
-                "permittedNumberOfCallsInHalfOpenState" => breaker
-                    .permitted_number_of_calls_in_half_open_state
-                    .to_string(),
-                "maxConcurrentCalls" => bulkhead.max_concurrent_calls.to_string(),
-                _ => String::new(),
-            })
-            .collect();
+        let values = FIELDS.iter().map(|f| (f.get)(breaker, bulkhead)).collect();
         Self { values }
     }
 
-    /// The text of a field, by name.
+    /// The text of a field, by name (empty for a name that is not a field).
     pub fn get(&self, name: &str) -> &str {
         FIELDS
             .iter()
@@ -127,10 +176,15 @@ impl SettingsDraft {
             .map_or("", String::as_str)
     }
 
-    pub fn set(&mut self, name: &str, text: String) {
-        if let Some(i) = FIELDS.iter().position(|f| f.name == name) {
-            self.values[i] = text;
-        }
+    /// Replaces the text of a field; a name that is not a field is refused with a message.
+    pub fn set(&mut self, name: &str, text: String) -> Result<(), String> {
+        let slot = FIELDS
+            .iter()
+            .position(|f| f.name == name)
+            .and_then(|i| self.values.get_mut(i))
+            .ok_or_else(|| format!("The setting “{name}” is not known."))?;
+        *slot = text;
+        Ok(())
     }
 
     /// The configs these settings describe, on top of `breaker` and `bulkhead` (whose other
@@ -145,38 +199,8 @@ impl SettingsDraft {
         let mut bulkhead = bulkhead.clone();
         let mut errors = Vec::new();
         for (field, text) in FIELDS.iter().zip(&self.values) {
-            match read(field, text) {
-                Ok(value) => match (field.name, value) {
-                    ("slidingWindowType", Value::Choice(name)) => {
-                        breaker.sliding_window_type = if name == "TIME_BASED" {
-                            SlidingWindowType::TimeBased
-                        } else {
-                            SlidingWindowType::CountBased
-                        }
-                    }
-                    ("slidingWindowSize", Value::Count(n)) => breaker.sliding_window_size = n,
-                    ("minimumNumberOfCalls", Value::Count(n)) => {
-                        breaker.minimum_number_of_calls = n
-                    }
-                    ("failureRateThreshold", Value::Percent(p)) => {
-                        breaker.failure_rate_threshold = p
-                    }
-                    ("slowCallRateThreshold", Value::Percent(p)) => {
-                        breaker.slow_call_rate_threshold = p
-                    }
-                    ("slowCallDurationThreshold", Value::Millis(ms)) => {
-                        breaker.slow_call_duration_threshold = ms
-                    }
-                    ("waitDurationInOpenState", Value::Millis(ms)) => {
-                        breaker.wait_duration_in_open_state = ms
-                    }
-                    ("permittedNumberOfCallsInHalfOpenState", Value::Count(n)) => {
-                        breaker.permitted_number_of_calls_in_half_open_state = n
-                    }
-                    ("maxConcurrentCalls", Value::Count(n)) => bulkhead.max_concurrent_calls = n,
-                    _ => {}
-                },
-                Err(message) => errors.push(ConfigError::new(field.name, message)),
+            if let Err(message) = (field.set)(&mut breaker, &mut bulkhead, text) {
+                errors.push(ConfigError::new(field.name, message));
             }
         }
         // Unreadable fields kept their old values above, so the engine can still check the
@@ -206,38 +230,31 @@ impl SettingsDraft {
     }
 }
 
-/// A field's text, read.
-enum Value {
-    Count(u32),
-    Percent(f32),
-    Millis(u64),
-    Choice(&'static str),
-}
-
-fn read(field: &Field, text: &str) -> Result<Value, String> {
-    let text = text.trim();
-    match field.kind {
-        FieldKind::Count => text
-            .parse::<u32>()
-            .map(Value::Count)
-            .map_err(|_| "must be a whole number, 0 or more".to_string()),
-        FieldKind::Percent => match parse_number(text.trim_end_matches('%').trim()) {
-            Some(v) if v.is_finite() => Ok(Value::Percent(v as f32)),
-            _ => Err("must be a number of percent, such as 50".to_string()),
-        },
-        FieldKind::Duration => parse_duration(text).map(Value::Millis),
-        FieldKind::Choice(names) => names
-            .iter()
-            .find(|n| n.eq_ignore_ascii_case(text))
-            .map(|n| Value::Choice(n))
-            .ok_or_else(|| format!("must be one of {}", names.join(", "))),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use resilience_sim::model::tick::{tick_breaker_config, tick_bulkhead_config};
+
+    /// Configs in which every field of the table differs from the demo's (and the fields
+    /// the table does not hold are the demo's).
+    fn other_configs() -> (CircuitBreakerConfig, BulkheadConfig) {
+        let breaker = CircuitBreakerConfig {
+            sliding_window_type: SlidingWindowType::TimeBased,
+            sliding_window_size: 10,
+            minimum_number_of_calls: 7,
+            failure_rate_threshold: 57.1,
+            slow_call_rate_threshold: 80.5,
+            slow_call_duration_threshold: 2_500,
+            wait_duration_in_open_state: 5_000,
+            permitted_number_of_calls_in_half_open_state: 3,
+            ..tick_breaker_config()
+        };
+        let bulkhead = BulkheadConfig {
+            max_concurrent_calls: 5,
+            ..tick_bulkhead_config()
+        };
+        (breaker, bulkhead)
+    }
 
     fn demo_draft() -> SettingsDraft {
         SettingsDraft::from_configs(&tick_breaker_config(), &tick_bulkhead_config())
@@ -267,15 +284,15 @@ mod tests {
     #[test]
     fn each_unreadable_field_gets_its_own_message() {
         let mut d = demo_draft();
-        d.set("slidingWindowSize", "four".into());
-        d.set("waitDurationInOpenState", "soon".into());
+        d.set("slidingWindowSize", "four".into()).unwrap();
+        d.set("waitDurationInOpenState", "soon".into()).unwrap();
         let errors = d
             .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
             .unwrap_err();
         let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
         assert_eq!(fields, vec!["slidingWindowSize", "waitDurationInOpenState"]);
         // A readable but invalid value is reported alongside the unreadable ones.
-        d.set("failureRateThreshold", "150".into());
+        d.set("failureRateThreshold", "150".into()).unwrap();
         let errors = d
             .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
             .unwrap_err();
@@ -286,13 +303,13 @@ mod tests {
     #[test]
     fn the_engine_decides_what_is_allowed() {
         let mut d = demo_draft();
-        d.set("failureRateThreshold", "150".into());
+        d.set("failureRateThreshold", "150".into()).unwrap();
         let errors = d
             .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
             .unwrap_err();
         assert_eq!(errors[0].field, "failureRateThreshold");
-        d.set("failureRateThreshold", "60%".into());
-        d.set("waitDurationInOpenState", "5s".into());
+        d.set("failureRateThreshold", "60%".into()).unwrap();
+        d.set("waitDurationInOpenState", "5s".into()).unwrap();
         let (b, _) = d
             .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
             .unwrap();
@@ -304,7 +321,7 @@ mod tests {
     #[test]
     fn a_fractional_threshold_reads_back_as_typed() {
         let mut d = demo_draft();
-        d.set("failureRateThreshold", "57.1".into());
+        d.set("failureRateThreshold", "57.1".into()).unwrap();
         let (b, h) = d
             .to_configs(&tick_breaker_config(), &tick_bulkhead_config())
             .unwrap();
@@ -312,5 +329,69 @@ mod tests {
             SettingsDraft::from_configs(&b, &h).get("failureRateThreshold"),
             "57.1"
         );
+    }
+
+    #[test]
+    fn every_field_round_trips() {
+        let demo = (tick_breaker_config(), tick_bulkhead_config());
+        let other = other_configs();
+        for (from, to) in [(&other, &demo), (&demo, &other)] {
+            let (mut b, mut h) = from.clone();
+            for f in &FIELDS {
+                let text = (f.get)(&to.0, &to.1);
+                assert_ne!(text, (f.get)(&from.0, &from.1), "{} must differ", f.name);
+                (f.set)(&mut b, &mut h, &text).unwrap_or_else(|e| panic!("{}: {e}", f.name));
+                assert_eq!((f.get)(&b, &h), text, "{}", f.name);
+            }
+            // Field by field, `to`'s text turned `from` into `to`, exactly.
+            assert_eq!((&b, &h), (&to.0, &to.1));
+        }
+        // Every option of a choice can be set and reads back as itself.
+        for f in &FIELDS {
+            if let FieldKind::Choice(options) = f.kind {
+                for option in options {
+                    let (mut b, mut h) = other_configs();
+                    (f.set)(&mut b, &mut h, option).unwrap();
+                    assert_eq!((f.get)(&b, &h), *option);
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn unreadable_text_writes_nothing() {
+        let (mut b, mut h) = other_configs();
+        for f in &FIELDS {
+            assert!(
+                (f.set)(&mut b, &mut h, "not a value").is_err(),
+                "{}",
+                f.name
+            );
+        }
+        assert_eq!((b, h), other_configs());
+    }
+
+    #[test]
+    fn an_unknown_name_cannot_be_set() {
+        let mut d = demo_draft();
+        for name in [
+            "slidingWindowSiz",
+            "failurerateThreshold",
+            "",
+            "maxWaitDuration",
+        ] {
+            assert!(field(name).is_none(), "{name}");
+            let message = d.set(name, "5".into()).unwrap_err();
+            assert!(message.contains("not known"), "{message}");
+        }
+        assert_eq!(d, demo_draft());
+        assert_eq!(field("maxConcurrentCalls").map(|f| f.bulkhead), Some(true));
+    }
+
+    #[test]
+    fn names_are_unique() {
+        for (i, f) in FIELDS.iter().enumerate() {
+            assert!(FIELDS[..i].iter().all(|g| g.name != f.name), "{}", f.name);
+        }
     }
 }

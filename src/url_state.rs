@@ -3,22 +3,10 @@
 //! reproduces what the learner saw. Parsing never fails outright: a bad parameter is
 //! dropped with a message the page shows, and the rest still applies.
 
-use resilience_sim::duration::{format_duration, parse_duration};
 use resilience_sim::model::tick::{Behaviour, Protection};
 use resilience_sim::scenario::{catalogue, ScriptedChange, MAX_TICKS};
 
-/// The settings a link can carry, by their Resilience4j names.
-pub const SETTING_NAMES: [&str; 9] = [
-    "slidingWindowType",
-    "slidingWindowSize",
-    "minimumNumberOfCalls",
-    "failureRateThreshold",
-    "slowCallRateThreshold",
-    "slowCallDurationThreshold",
-    "waitDurationInOpenState",
-    "permittedNumberOfCallsInHalfOpenState",
-    "maxConcurrentCalls",
-];
+use crate::settings_form;
 
 /// The parsed query of a tick demo page.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -27,7 +15,8 @@ pub struct UrlState {
     pub t: u32,
     /// The learner's select changes, oldest first.
     pub changes: Vec<ScriptedChange>,
-    /// Setting overrides as (Resilience4j name, text as typed).
+    /// Setting overrides as (Resilience4j name, text as typed); every name is one of the
+    /// settings form's fields ([`settings_form::FIELDS`]).
     pub settings: Vec<(String, String)>,
 }
 
@@ -44,7 +33,7 @@ impl UrlState {
     pub fn parse(query: &str) -> (Self, Vec<String>) {
         let mut state = Self::demo(1);
         let mut problems = Vec::new();
-        for (key, value) in pairs(query) {
+        for (key, value) in query_pairs(query) {
             match key.as_str() {
                 "demo" => match value.parse::<u32>().ok().filter(|n| catalogue::exists(*n)) {
                     Some(number) => state.demo = number,
@@ -68,7 +57,8 @@ impl UrlState {
                     }
                 }
                 "embed" => {}
-                name if SETTING_NAMES.contains(&name) => state.settings.push((name.to_string(), value)),
+                // The text is read when the settings are applied, with a message per field.
+                name if settings_form::field(name).is_some() => state.settings.push((key, value)),
                 _ => problems.push(format!("The parameter “{key}” is not known; it was ignored.")),
             }
         }
@@ -115,10 +105,11 @@ fn parse_change(token: &str) -> Option<ScriptedChange> {
         behaviour: None,
         protection: None,
     };
-    if let Some(b) = behaviour_from_name(what) {
+    // The two vocabularies share no word, so a token names one or the other.
+    if let Some(b) = Behaviour::from_name(what) {
         change.behaviour = Some(b);
     } else {
-        change.protection = Some(protection_from_name(what)?);
+        change.protection = Some(Protection::from_name(what)?);
     }
     Some(change)
 }
@@ -126,61 +117,16 @@ fn parse_change(token: &str) -> Option<ScriptedChange> {
 fn format_change(change: &ScriptedChange) -> Vec<String> {
     let mut tokens = Vec::new();
     if let Some(b) = change.behaviour {
-        tokens.push(format!("{}.{}", change.at, behaviour_name(b)));
+        tokens.push(format!("{}.{}", change.at, b.name()));
     }
     if let Some(p) = change.protection {
-        tokens.push(format!("{}.{}", change.at, protection_name(p)));
+        tokens.push(format!("{}.{}", change.at, p.name()));
     }
     tokens
 }
 
-/// The select's value for a behaviour (`recovering-6` carries its tick).
-pub fn behaviour_name(b: Behaviour) -> String {
-    match b {
-        Behaviour::Healthy => "healthy".into(),
-        Behaviour::Slow => "slow".into(),
-        Behaviour::Failing => "failing".into(),
-        Behaviour::Recovering { healthy_from } => format!("recovering-{healthy_from}"),
-    }
-}
-
-pub fn behaviour_from_name(name: &str) -> Option<Behaviour> {
-    match name {
-        "healthy" => Some(Behaviour::Healthy),
-        "slow" => Some(Behaviour::Slow),
-        "failing" => Some(Behaviour::Failing),
-        _ => {
-            let t: u32 = name.strip_prefix("recovering-")?.parse().ok()?;
-            (t <= MAX_TICKS).then_some(Behaviour::Recovering { healthy_from: t })
-        }
-    }
-}
-
-pub fn protection_name(p: Protection) -> &'static str {
-    match p {
-        Protection::None => "none",
-        Protection::CircuitBreaker => "circuit_breaker",
-        Protection::Bulkhead => "bulkhead",
-        Protection::BreakerAndBulkhead => "breaker_and_bulkhead",
-    }
-}
-
-pub fn protection_from_name(name: &str) -> Option<Protection> {
-    Protection::ALL
-        .into_iter()
-        .find(|p| protection_name(*p) == name)
-}
-
-/// Durations in links are written like the settings form shows them (`3s`).
-pub fn duration_text(ms: u64) -> String {
-    format_duration(ms)
-}
-
-pub fn duration_value(text: &str) -> Result<u64, String> {
-    parse_duration(text)
-}
-
-fn pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+/// The decoded (name, value) pairs of a query string (with or without its `?`).
+pub fn query_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
     query
         .trim_start_matches('?')
         .split('&')
@@ -215,7 +161,8 @@ fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
-fn encode(text: &str) -> String {
+/// Percent-encoding of a query value (everything but unreserved characters).
+pub fn encode(text: &str) -> String {
     text.bytes()
         .map(|b| match b {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
@@ -304,5 +251,35 @@ mod tests {
             let _ = UrlState::parse(q);
         }
         assert_eq!(decode("a%20b+c"), "a b c");
+    }
+
+    #[test]
+    fn every_setting_of_the_form_is_a_link_parameter_and_nothing_else_is() {
+        for f in &settings_form::FIELDS {
+            let (state, problems) = UrlState::parse(&format!("{}=7", f.name));
+            assert!(problems.is_empty(), "{problems:?}");
+            assert_eq!(state.settings, vec![(f.name.to_string(), "7".to_string())]);
+        }
+        let (state, problems) = UrlState::parse("slidingwindowsize=7&maxWaitDuration=1s");
+        assert!(state.settings.is_empty());
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(problems.iter().all(|p| p.contains("is not known")));
+    }
+
+    #[test]
+    fn changes_use_the_engines_names() {
+        let (state, problems) =
+            UrlState::parse("changes=2.recovering-6,3.breaker_and_bulkhead,4.recovering-06");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(
+            state.changes[0].behaviour,
+            Some(Behaviour::Recovering { healthy_from: 6 })
+        );
+        assert_eq!(
+            state.changes[1].protection,
+            Some(Protection::BreakerAndBulkhead)
+        );
+        let too_late = format!("changes=2.recovering-{}", MAX_TICKS + 1);
+        assert_eq!(UrlState::parse(&too_late).1.len(), 1);
     }
 }

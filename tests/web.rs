@@ -289,7 +289,7 @@ async fn the_demo_list_opens_a_demo() {
 }
 
 #[wasm_bindgen_test]
-async fn lab_a_summary_follows_a_control() {
+async fn lab_a_summary_follows_a_slider() {
     let page = Page::open("demo=8").await;
     let summary = page.text("amp-successes-summary");
     // The spec's story at the spec's defaults: 3 retries never recover; no retries and the
@@ -302,31 +302,54 @@ async fn lab_a_summary_follows_a_control() {
         summary.contains("With no retries, the provider recovers at 15.0 s"),
         "{summary}"
     );
-    // Shorter degradation and more headroom: the same model, other numbers.
-    page.type_into("amp-1", "100").await;
+    // More headroom: the same model, other numbers; the slider says its value with its unit.
+    page.type_into("lab-control-headroomPercent", "100").await;
     let after = page.text("amp-successes-summary");
-    assert_ne!(
-        after, summary,
-        "moving the headroom slider changes the summary"
-    );
-    assert!(page.text("amp-error").is_empty());
+    assert_ne!(after, summary, "moving the headroom slider changes the summary");
+    let slider = page.one("lab-control-headroomPercent");
+    assert_eq!(slider.get_attribute("aria-valuetext").as_deref(), Some("100 %"));
+    assert!(page.text("lab-error").is_empty());
     // The retry-layers widget: 3 layers x 3 attempts = 27 calls (spec).
     assert_eq!(page.text("layers-calls"), "27");
-    page.type_into("layers", "2").await;
+    page.type_into("lab-control-layers", "2").await;
     assert_eq!(page.text("layers-calls"), "9");
 }
 
 #[wasm_bindgen_test]
-async fn lab_b_full_jitter_serves_everyone() {
+async fn lab_b_full_jitter_serves_nearly_everyone_in_about_1_5_s() {
     let page = Page::open("demo=9").await;
     let none = page.text("jit-calls-summary");
-    assert!(none.contains("still waiting"), "{none}");
-    page.choose("jitter-mode", "full").await;
+    // The course's figures: waves at 0, 1, 3, 7 and 15 s, 250 still waiting.
+    assert!(none.contains("in waves at 0, 1, 3, 7 and 15 s"), "{none}");
+    assert!(none.contains("250 were still waiting"), "{none}");
+    page.choose("lab-control-mode", "full").await;
     let full = page.text("jit-calls-summary");
-    assert!(full.contains("everyone was served"), "{full}");
+    assert!(full.contains("99 % were served by 1."), "{full}");
     let canvas = page.one("jit-calls-canvas");
     assert!(
         canvas.get_attribute("data-render-count").is_some(),
         "the chart was drawn"
     );
+}
+
+#[wasm_bindgen_test]
+async fn a_link_with_lab_parameters_restores_the_controls() {
+    let page = Page::open("demo=9&mode=equal&seed=7&capacityPerSlot=200&compare=true").await;
+    let mode: HtmlSelectElement = page.one("lab-control-mode").unchecked_into();
+    assert_eq!(mode.value(), "equal");
+    let seed: HtmlInputElement = page.one("lab-control-seed").unchecked_into();
+    assert_eq!(seed.value(), "7", "{}", seed.outer_html());
+    let capacity: HtmlInputElement = page.one("lab-control-capacityPerSlot").unchecked_into();
+    assert_eq!(capacity.value(), "200");
+    let compare: HtmlInputElement = page.one("lab-control-compare").unchecked_into();
+    assert!(compare.checked());
+    assert!(page.text("jit-waiting-summary").contains("decorrelated jitter"));
+    assert!(page.all("lab-problems").iter().all(|p| p.text_content().unwrap_or_default().trim().is_empty()));
+
+    // A value the link cannot use is named, and the rest still applies.
+    let page = Page::open("demo=9&clients=0&seed=12").await;
+    let seed: HtmlInputElement = page.one("lab-control-seed").unchecked_into();
+    assert_eq!(seed.value(), "12");
+    let problems = page.text("lab-problems");
+    assert!(problems.contains("Clients calling at t = 0: must be between"), "{problems}");
 }

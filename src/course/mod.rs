@@ -1,5 +1,7 @@
 //! The course: the teaching text of each numbered demo, and the pages that use it.
 
+pub mod amplification;
+pub mod jitter;
 pub mod tick_demo;
 
 /// What the page says around a tick demo. Written in our own words; the facts and numbers
@@ -104,12 +106,12 @@ const AMPLIFICATION_TEXT: LabText = LabText {
 };
 
 const JITTER_TEXT: LabText = LabText {
-    intro: "A failover resets the connections of 1,000 clients at the same instant. Each retries with exponential backoff (1 s, then 2 s, 4 s…) against a server that can take 150 calls per 100 ms; a call over that is refused and the client backs off again.",
+    intro: "A failover resets the connections of 1,000 clients, and all of them call again at the same instant, t = 0. The server can take 150 calls per 100 ms: it serves 150 of that first wave and refuses 850. A refused client backs off exponentially (1 s, then 2 s, 4 s, 8 s…) and tries again, until it is served.",
     watch: "The spikes of calls against the capacity line, and how fast the number of waiting clients falls.",
-    predict: "Without jitter, how many clients get through in the first wave? What changes with full jitter?",
+    predict: "Without jitter, when do the refused clients come back, and how many are still waiting after 15 s? What changes with full jitter?",
     lessons: &[
-        "Clients that fail together and back off by the same rule retry together: each wave is as big as the first, and most of it is refused again.",
-        "Jitter spreads the retries over the backoff interval so they fit the capacity: full jitter serves everyone far sooner, with fewer calls.",
+        "Clients that fail together and back off by the same rule retry together. Without jitter the waves fall at 0, 1, 3, 7 and 15 s; the server serves 150 of each and refuses the rest, so each wave is only 150 smaller than the one before (1,000, 850, 700, 550, 400) and 250 clients are still waiting after 15 s, while the server sat idle between the waves.",
+        "Jitter spreads the retries over the backoff interval so they fit the capacity: with full jitter nearly everyone is served within about 1.5 s, with far fewer calls. A few clients whose retry fell back into a full slot are refused again and wait a longer backoff: the chart's tail.",
         "Jitter without a cap on attempts is only politeness; the cap is what limits the load.",
     ],
     model: "The model: full jitter waits a uniform time in [0, backoff]; equal jitter waits half the backoff plus a uniform half; decorrelated jitter waits a uniform time in [base, 3 × the previous wait]. Runs are seeded: the same seed gives the same chart.",

@@ -6,22 +6,29 @@ use std::time::Duration;
 use leptos::ev;
 use leptos::prelude::*;
 use resilience_sim::model::tick::{Behaviour, Protection};
-use resilience_sim::scenario::catalogue;
 use resilience_sim::scenario::session::TickSession;
+use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
 
-use crate::nav::Location;
 use crate::course;
+use crate::nav::Location;
 use crate::settings_form::SettingsDraft;
-use crate::url_state::{
-    behaviour_from_name, behaviour_name, protection_from_name, protection_name, UrlState,
-};
+use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, Html};
 use crate::views::narration::{Narration, Tally};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
+
+/// The behaviour select's options: one per kind of the engine's behaviour, by its name,
+/// with what it does. A recovery's tick has its own field, so its tick here is a stand-in.
+const BEHAVIOURS: [(Behaviour, &str); 4] = [
+    (Behaviour::Healthy, "healthy"),
+    (Behaviour::Slow, "slow (never answers in time)"),
+    (Behaviour::Failing, "failing (errors after 1 tick)"),
+    (Behaviour::Recovering { healthy_from: 0 }, "recovering"),
+];
 
 /// Play speeds: milliseconds between ticks.
 const SPEEDS: [(u32, &str); 3] = [(1500, "slow"), (800, "normal"), (300, "fast")];
@@ -42,7 +49,9 @@ fn open_session(initial: &UrlState, problems: &mut Vec<String>) -> (TickSession,
     if !initial.settings.is_empty() {
         let mut linked = draft.clone();
         for (name, value) in &initial.settings {
-            linked.set(name, value.clone());
+            if let Err(message) = linked.set(name, value.clone()) {
+                problems.push(message);
+            }
         }
         let applied = linked
             .to_configs(
@@ -189,31 +198,29 @@ pub fn TickDemo(
 
     let on_behaviour = move |ev: ev::Event| {
         let value = event_target_value(&ev);
-        let behaviour = if value == "recovering" {
+        let behaviour = match BEHAVIOURS.iter().find(|(b, _)| b.kind_name() == value) {
             // Recovers three ticks from now unless the learner picks another tick.
-            Some(Behaviour::Recovering {
-                healthy_from: session.with_untracked(|s| s.tick()) + 3,
-            })
-        } else {
-            behaviour_from_name(&value)
+            Some((Behaviour::Recovering { .. }, _)) => Behaviour::Recovering {
+                healthy_from: (session.with_untracked(|s| s.tick()) + 3).min(MAX_TICKS),
+            },
+            Some((b, _)) => *b,
+            None => return,
         };
-        if let Some(b) = behaviour {
-            act(session, &mut |s| s.set_behaviour(b));
-        }
+        act(session, &mut |s| s.set_behaviour(behaviour));
     };
     let on_protection = move |ev: ev::Event| {
-        if let Some(p) = protection_from_name(&event_target_value(&ev)) {
+        if let Some(p) = Protection::from_name(&event_target_value(&ev)) {
             act(session, &mut |s| s.set_protection(p));
         }
     };
     let on_recovery_tick = move |ev: ev::Event| match event_target_value(&ev).trim().parse::<u32>()
     {
-        Ok(t) if t <= resilience_sim::scenario::MAX_TICKS => act(session, &mut |s| {
+        Ok(t) if t <= MAX_TICKS => act(session, &mut |s| {
             s.set_behaviour(Behaviour::Recovering { healthy_from: t })
         }),
-        _ => notice.set(vec![
-            "“Healthy from” must be a tick number, such as 6.".into()
-        ]),
+        _ => notice.set(vec![format!(
+            "“Healthy from” must be a tick number from 0 to {MAX_TICKS}, such as 6."
+        )]),
     };
     let on_speed = move |ev: ev::Event| {
         if let Ok(ms) = event_target_value(&ev).parse::<u32>() {
@@ -261,15 +268,10 @@ pub fn TickDemo(
                 <div class="selects">
                     <label>
                         <span>"Recommendations is"</span>
-                        <select data-testid="behaviour-select" on:change=change(on_behaviour) prop:value=live(move || {
-                            let name = behaviour_name(selects().0);
-                            if name.starts_with("recovering") { "recovering".to_string() } else { name }
-                        })>
-                            <option value="healthy">"healthy"</option>
-                            <option value="slow">"slow (never answers in time)"</option>
-                            <option value="failing">"failing (errors after 1 tick)"</option>
-                            <option value="recovering">"recovering"</option>
-                        </select>
+                        // The select shows the kind; a recovery's tick has its own field below.
+                        // The options go in before the value is set, so the value finds its option.
+                        <select data-testid="behaviour-select" on:change=change(on_behaviour) inner_html=behaviour_options()
+                            prop:value=live(move || selects().0.kind_name().to_string())></select>
                     </label>
                     // Hidden rather than added and removed: a `Show` costs about 2 KB of wasm.
                     <label class="recovery-tick" hidden=live_attr(move || recovering_from().is_none().then_some(""))>
@@ -282,7 +284,7 @@ pub fn TickDemo(
                         <span>"Protection"</span>
                         // The options go in before the value is set, so the value finds its option.
                         <select data-testid="protection-select" on:change=change(on_protection) inner_html=protection_options()
-                            prop:value=live(move || protection_name(selects().1).to_string())></select>
+                            prop:value=live(move || selects().1.name().to_string())></select>
                     </label>
                 </div>
                 <div class="buttons">
@@ -326,12 +328,25 @@ pub fn TickDemo(
     }
 }
 
+/// The behaviour select's options (see [`BEHAVIOURS`]).
+fn behaviour_options() -> String {
+    let mut h = String::new();
+    for (b, label) in BEHAVIOURS {
+        h.raw("<option value=\"")
+            .raw(b.kind_name())
+            .raw("\">")
+            .raw(label)
+            .raw("</option>");
+    }
+    h
+}
+
 /// The protection select's options, one per engine protection.
 fn protection_options() -> String {
     let mut h = String::new();
     for p in Protection::ALL {
         h.raw("<option value=\"")
-            .raw(protection_name(p))
+            .raw(p.name())
             .raw("\">")
             .text(p.describe())
             .raw("</option>");

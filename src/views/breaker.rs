@@ -14,7 +14,7 @@ fn ticks(ms: u64) -> u64 {
     ms.div_ceil(TICK_MS)
 }
 
-fn plural<'a>(h: &'a mut String, n: u64, word: &str) -> &'a mut String {
+fn plural<'a>(h: &'a mut String, n: u64, word: &'static str) -> &'a mut String {
     h.num(n)
         .raw(" ")
         .raw(word)
@@ -130,17 +130,17 @@ fn diagram(m: &TickModel, breaker: &CircuitBreaker, h: &mut String) {
 <path class=\"edge\" d=\"M 232 188 L 325 82\" marker-end=\"url(#arrowhead)\"></path>\
 <path class=\"edge\" d=\"M 155 192 L 70 82\" marker-end=\"url(#arrowhead)\"></path>\
 <text class=\"edge-label\" x=\"210\" y=\"36\" text-anchor=\"middle\">failure rate ≥ ")
-        .raw(&threshold)
+        .text(&threshold)
         .raw("%</text><text class=\"edge-label\" x=\"210\" y=\"50\" text-anchor=\"middle\">(once ")
         .num(c.effective_minimum_number_of_calls().into())
         .raw(" calls are recorded)</text><text class=\"edge-label\" x=\"330\" y=\"146\">after</text><text class=\"edge-label\" x=\"330\" y=\"160\">");
     plural(h, ticks(c.wait_duration_in_open_state), "tick")
         .raw("</text><text class=\"edge-label\" x=\"268\" y=\"124\" text-anchor=\"end\">rate</text><text class=\"edge-label\" x=\"268\" y=\"138\" text-anchor=\"end\">≥ ")
-        .raw(&threshold)
+        .text(&threshold)
         .raw("%</text><text class=\"edge-label\" x=\"128\" y=\"130\">")
         .num(c.permitted_number_of_calls_in_half_open_state.into())
         .raw(" trials:</text><text class=\"edge-label\" x=\"128\" y=\"144\">rate &lt; ")
-        .raw(&threshold)
+        .text(&threshold)
         .raw("%</text>");
     for (node, x, y) in [
         (State::Closed, 75, 60),
@@ -212,17 +212,17 @@ fn rate_line(breaker: &CircuitBreaker, threshold: &str, h: &mut String) {
             .raw(" of ")
             .num(breaker.minimum_number_of_calls().into())
             .raw(" recorded, so no failure rate yet (opens at ≥ ")
-            .raw(threshold)
+            .text(threshold)
             .raw("%).");
     } else {
         h.raw("Failure rate ")
-            .raw(&rate(m.failure_rate))
+            .text(&rate(m.failure_rate))
             .raw("% of ")
             .num(m.buffered.into())
             .raw(" calls (")
             .num(m.failed.into())
             .raw(" failed); opens at ≥ ")
-            .raw(threshold)
+            .text(threshold)
             .raw("%.");
     }
 }

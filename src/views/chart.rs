@@ -7,7 +7,7 @@
 //! plotters-canvas backend. plotters' `ChartBuilder`, mesh and series-label code (with their
 //! text measuring, float label formatting and font-name parsing, which brings the Unicode
 //! case tables) stay out of the wasm. Tick labels are whole numbers, written without float
-//! formatting; the legend is HTML under the canvas ([`legend_html`]).
+//! formatting; the legend is a list under the canvas ([`legend`]).
 
 use plotters::drawing::IntoDrawingArea;
 use plotters::element::{PathElement, Rectangle};
@@ -30,10 +30,57 @@ pub enum Tone {
     Purple,
 }
 
+impl Tone {
+    /// The CSS class of a legend key in this tone (style/labs.css holds the same colours
+    /// as [`colour`], for both themes).
+    fn class(self) -> &'static str {
+        match self {
+            Tone::Grey => "tone-grey",
+            Tone::Red => "tone-red",
+            Tone::Blue => "tone-blue",
+            Tone::Green => "tone-green",
+            Tone::Orange => "tone-orange",
+            Tone::Purple => "tone-purple",
+        }
+    }
+}
+
+/// How a line is drawn. Two runs can give the same numbers (no retries and a retry budget
+/// while the provider is healthy): a wide line under a dashed one keeps both visible.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Stroke {
+    #[default]
+    Solid,
+    /// Wider, drawn first: it shows around and between the dashes of a line on top.
+    Wide,
+    /// Dashes, drawn last.
+    Dashed,
+}
+
+impl Stroke {
+    fn class(self) -> &'static str {
+        match self {
+            Stroke::Solid => "",
+            Stroke::Wide => " wide",
+            Stroke::Dashed => " dashed",
+        }
+    }
+
+    /// Drawing order: wide lines first, dashed last.
+    fn layer(self) -> u8 {
+        match self {
+            Stroke::Wide => 0,
+            Stroke::Solid => 1,
+            Stroke::Dashed => 2,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Series {
     pub label: String,
     pub tone: Tone,
+    pub stroke: Stroke,
     pub points: Vec<(f64, f64)>,
 }
 
@@ -48,6 +95,21 @@ pub struct ChartSpec {
     pub shade: Option<(f64, f64, &'static str)>,
     /// A horizontal reference line (dashed), with its legend label (e.g. capacity).
     pub reference: Option<(f64, &'static str)>,
+}
+
+impl ChartSpec {
+    /// Axes and nothing on them (a lab whose run failed: its message says why).
+    pub fn empty() -> Self {
+        ChartSpec {
+            x_label: "",
+            y_label: "",
+            x_max: 1.0,
+            y_max: 1.0,
+            series: Vec::new(),
+            shade: None,
+            reference: None,
+        }
+    }
 }
 
 struct Theme {
@@ -199,54 +261,97 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, spec: &ChartSpec, dark: bool) -
         .pos(Pos::new(HPos::Center, VPos::Top));
     text(spec.y_label, &y_name, (px(4.0), (top + bottom) / 2)).ok()?;
 
-    // The reference line, dashed so that it reads apart from the runs.
+    // The reference line, in short dots so that it reads apart from the runs.
     if let Some((value, _)) = spec.reference {
         let y = y_at(value);
         let style = colour(Tone::Green, dark).stroke_width(px(1.5).max(1) as u32);
-        let (dash, gap) = (px(7.0), px(4.0));
-        let mut x = left;
-        while x < right {
-            line(vec![(x, y), ((x + dash).min(right), y)], style).ok()?;
-            x += dash + gap;
+        for piece in dashes(&[(left, y), (right, y)], px(3.0), px(4.0)) {
+            line(piece, style).ok()?;
         }
     }
-    for series in &spec.series {
-        let style = colour(series.tone, dark).stroke_width(px(2.0) as u32);
-        let points = series
-            .points
-            .iter()
-            .map(|&(x, y)| (x_at(x), y_at(y)))
-            .collect();
-        line(points, style).ok()?;
+    for layer in 0..3 {
+        for series in spec.series.iter().filter(|s| s.stroke.layer() == layer) {
+            let width = if series.stroke == Stroke::Wide { 4.5 } else { 2.0 };
+            let style = colour(series.tone, dark).stroke_width(px(width) as u32);
+            let points: Vec<(i32, i32)> = series
+                .points
+                .iter()
+                .map(|&(x, y)| (x_at(x), y_at(y)))
+                .collect();
+            if series.stroke == Stroke::Dashed {
+                for piece in dashes(&points, px(9.0), px(6.0)) {
+                    line(piece, style).ok()?;
+                }
+            } else {
+                line(points, style).ok()?;
+            }
+        }
     }
     root.present().ok()
 }
 
-/// The legend of `spec` as HTML list items: a key in the line's colour and style (solid
-/// for a run, dashed for the reference line, a block for the shaded window) and its label.
-pub fn legend_html(spec: &ChartSpec, dark: bool, h: &mut String) {
-    fn item(h: &mut String, class: &str, colour: RGBColor, label: &str) {
-        h.raw("<li><span class=\"key")
-            .raw(class)
-            .raw("\" style=\"color:rgb(")
-            .num(colour.0.into())
-            .raw(",")
-            .num(colour.1.into())
-            .raw(",")
-            .num(colour.2.into())
-            .raw(")\"></span>")
-            .text(label)
-            .raw("</li>");
+/// Cuts a polyline into dashes of `dash` pixels separated by `gap` pixels, measured along
+/// the line, so a dashed line reads the same whatever its slope.
+pub fn dashes(points: &[(i32, i32)], dash: i32, gap: i32) -> Vec<Vec<(i32, i32)>> {
+    let (dash, gap) = (f64::from(dash.max(1)), f64::from(gap.max(1)));
+    let mut pieces = Vec::new();
+    let mut current: Vec<(i32, i32)> = Vec::new();
+    // Where in the dash-gap pattern the walk is, and whether it is in a dash.
+    let (mut left, mut on) = (dash, true);
+    let at = |a: (f64, f64), b: (f64, f64), f: f64| {
+        (
+            (a.0 + (b.0 - a.0) * f).round() as i32,
+            (a.1 + (b.1 - a.1) * f).round() as i32,
+        )
+    };
+    for pair in points.windows(2) {
+        let a = (f64::from(pair[0].0), f64::from(pair[0].1));
+        let b = (f64::from(pair[1].0), f64::from(pair[1].1));
+        let length = ((b.0 - a.0).powi(2) + (b.1 - a.1).powi(2)).sqrt();
+        let mut done = 0.0;
+        if on && current.is_empty() {
+            current.push(pair[0]);
+        }
+        while length - done > left {
+            done += left;
+            let point = at(a, b, done / length);
+            if on {
+                current.push(point);
+                pieces.push(std::mem::take(&mut current));
+            } else {
+                current.push(point);
+            }
+            on = !on;
+            left = if on { dash } else { gap };
+        }
+        left -= length - done;
+        if on {
+            current.push(pair[1]);
+        }
     }
+    if on && current.len() > 1 {
+        pieces.push(current);
+    }
+    pieces
+}
+
+/// The legend of `spec`: per item, the CSS classes of its key (tone and line style, the
+/// same as on the canvas) and its label.
+pub fn legend(spec: &ChartSpec, _dark: bool) -> Vec<(String, String)> {
+    let mut items = Vec::new();
     if let Some((_, _, label)) = spec.shade {
-        item(h, " block", theme(dark).shade, label);
+        items.push(("key block tone-shade".to_string(), label.to_string()));
     }
     if let Some((_, label)) = spec.reference {
-        item(h, " dashed", colour(Tone::Green, dark), label);
+        items.push(("key dotted tone-green".to_string(), label.to_string()));
     }
     for s in &spec.series {
-        item(h, "", colour(s.tone, dark), &s.label);
+        items.push((
+            format!("key {}{}", s.tone.class(), s.stroke.class()),
+            s.label.clone(),
+        ));
     }
+    items
 }
 
 #[cfg(test)]
@@ -267,27 +372,55 @@ mod tests {
     }
 
     #[test]
-    fn the_legend_names_every_line() {
+    fn the_legend_names_every_line_in_its_style() {
         let spec = ChartSpec {
             x_label: "time (s)",
             y_label: "calls",
             x_max: 10.0,
             y_max: 10.0,
-            series: vec![Series {
-                label: "budget <10%>".into(),
-                tone: Tone::Blue,
-                points: vec![],
-            }],
+            series: vec![
+                Series {
+                    label: "no retries".into(),
+                    tone: Tone::Grey,
+                    stroke: Stroke::Wide,
+                    points: vec![],
+                },
+                Series {
+                    label: "budget <10%>".into(),
+                    tone: Tone::Blue,
+                    stroke: Stroke::Dashed,
+                    points: vec![],
+                },
+            ],
             shade: Some((1.0, 2.0, "degradation")),
             reference: Some((5.0, "capacity")),
         };
-        let mut h = String::new();
-        legend_html(&spec, false, &mut h);
+        let legend = legend(&spec, false);
+        let classes: Vec<&str> = legend.iter().map(|l| l.0.as_str()).collect();
         assert_eq!(
-            h,
-            "<li><span class=\"key block\" style=\"color:rgb(253,236,200)\"></span>degradation</li>\
-             <li><span class=\"key dashed\" style=\"color:rgb(27,127,59)\"></span>capacity</li>\
-             <li><span class=\"key\" style=\"color:rgb(31,95,207)\"></span>budget &lt;10%&gt;</li>"
+            classes,
+            vec![
+                "key block tone-shade",
+                "key dotted tone-green",
+                "key tone-grey wide",
+                "key tone-blue dashed"
+            ]
         );
+        assert_eq!(legend[3].1, "budget <10%>");
+    }
+
+    #[test]
+    fn dashes_alternate_along_the_line() {
+        // A 30 px horizontal line, dashes of 5 and gaps of 5: 0-5, 10-15, 20-25.
+        let pieces = dashes(&[(0, 0), (30, 0)], 5, 5);
+        assert_eq!(
+            pieces,
+            vec![vec![(0, 0), (5, 0)], vec![(10, 0), (15, 0)], vec![(20, 0), (25, 0)]]
+        );
+        // The pattern carries over a corner: 0-4 then 4-6 across (4,0) -> (4,10).
+        let pieces = dashes(&[(0, 0), (4, 0), (4, 10)], 6, 2);
+        assert_eq!(pieces[0], vec![(0, 0), (4, 0), (4, 2)]);
+        assert_eq!(pieces[1], vec![(4, 4), (4, 10)]);
+        assert!(dashes(&[(0, 0)], 5, 5).is_empty());
     }
 }

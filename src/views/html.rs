@@ -3,14 +3,15 @@
 //! closures carries dozens of copies):
 //!
 //! - read-only panels are HTML text written in plain Rust ([`Html`], [`panel`]) and set
-//!   with one `inner_html` each; every text that is not a literal of this crate goes
-//!   through [`Html::text`], which escapes it;
+//!   with one `inner_html` each;
 //! - every reactive value, event handler and effect of the page is boxed into one of a few
 //!   types ([`Live`], [`LiveAttr`], [`Click`], [`Change`], [`effect`]), and every change to
-//!   the session goes through [`act`];
-//! - a page whose controls only feed one computation (the retry labs, `course::labs`) goes
-//!   further: its whole body is one HTML string, one boxed handler per event kind on the
-//!   body reads which control changed, and the handler updates the page itself.
+//!   the session goes through [`act`].
+//!
+//! Escaping is a type: [`Html::raw`] takes only a `&'static str`, markup written by hand
+//! in this crate, so a runtime string (a name, a message, a formatted number) cannot reach
+//! `inner_html` unescaped by accident. Runtime text goes through [`Html::text`], which
+//! escapes it, and whole numbers through [`Html::num`].
 
 use std::fmt::Write;
 
@@ -20,8 +21,9 @@ use resilience_sim::scenario::session::TickSession;
 
 /// Writing HTML into a `String`, chained: `h.raw("<p>").text(name).raw("</p>")`.
 pub trait Html {
-    /// Markup, written as is (only ever a literal of this crate).
-    fn raw(&mut self, markup: &str) -> &mut Self;
+    /// Markup, written as is. `'static`: a literal of this crate (or a choice between
+    /// literals), never text made at run time, which goes through [`Html::text`].
+    fn raw(&mut self, markup: &'static str) -> &mut Self;
     /// Text, escaped for element content and quoted attribute values.
     fn text(&mut self, text: &str) -> &mut Self;
     /// A whole number.
@@ -29,7 +31,7 @@ pub trait Html {
 }
 
 impl Html for String {
-    fn raw(&mut self, markup: &str) -> &mut Self {
+    fn raw(&mut self, markup: &'static str) -> &mut Self {
         self.push_str(markup);
         self
     }

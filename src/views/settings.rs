@@ -71,7 +71,8 @@ pub fn SettingsPanel(
                     let invalid = move || errors.with(|list| list.iter().any(|e| e.field == name));
                     let aria_invalid = live_attr(move || aria_bool(invalid()));
                     let value = live(move || draft.with(|d| d.get(name).to_string()));
-                    let edit = change(move |ev| draft.update(|d| d.set(name, event_target_value(&ev))));
+                    // `name` comes from the table, so the draft knows it.
+                    let edit = change(move |ev| draft.update(|d| { let _ = d.set(name, event_target_value(&ev)); }));
                     let group = if field.bulkhead { "bulkhead" } else { "circuitBreaker" };
                     let input = match field.kind {
                         FieldKind::Choice(options) => Either::Left(view! {

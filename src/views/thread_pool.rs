@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 use resilience_sim::model::tick::{Dependency, Refusal, TickEvent};
 use resilience_sim::scenario::session::TickSession;
+use resilience_sim::Outcome;
 
 use super::html::{panel, Html};
 
@@ -41,12 +42,11 @@ fn draw(s: &TickSession, h: &mut String) {
             Some(held) => {
                 let owner = held.dependency.name();
                 let left = held.due_at.saturating_sub(t);
-                let ends = if held.dependency == Dependency::Recommendations
-                    && held.due_at - held.sent_at == m.config().world.timeout_ticks
-                {
-                    "timeout"
-                } else {
-                    "answer"
+                // The engine decided how the call ends when it was sent; this only says it.
+                let ends = match held.outcome() {
+                    Outcome::ReadTimeout => "times out in ",
+                    o if o.is_success() => "answers in ",
+                    _ => "errors in ",
                 };
                 h.raw("<li class=\"thread ")
                     .text(owner)
@@ -60,7 +60,6 @@ fn draw(s: &TickSession, h: &mut String) {
                     .text(owner)
                     .raw("</span><span class=\"thread-left\">")
                     .raw(ends)
-                    .raw(" in ")
                     .num(left.into())
                     .raw(if left == 1 { " tick" } else { " ticks" })
                     .raw("</span></li>");

@@ -34,6 +34,7 @@ use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, SlidingWindowType, State,
 };
+use crate::scenario::MAX_TICKS;
 use crate::Millis;
 
 /// One tick is one second of virtual time for the policies.
@@ -82,6 +83,44 @@ impl Behaviour {
         }
     }
 
+    /// The behaviour's kind, without the tick a recovery carries: `healthy`, `slow`,
+    /// `failing` or `recovering` (the select's values).
+    pub const fn kind_name(self) -> &'static str {
+        match self {
+            Behaviour::Healthy => "healthy",
+            Behaviour::Slow => "slow",
+            Behaviour::Failing => "failing",
+            Behaviour::Recovering { .. } => "recovering",
+        }
+    }
+
+    /// The behaviour as a link writes it: the kind, and for a recovery the tick it is
+    /// healthy from (`recovering-6`). A scenario file spells a recovery as serde does
+    /// (`{ recovering = { healthyFrom = 6 } }`); the other names are serde's too.
+    pub fn name(self) -> String {
+        match self {
+            Behaviour::Recovering { healthy_from } => format!("recovering-{healthy_from}"),
+            other => other.kind_name().to_string(),
+        }
+    }
+
+    /// The behaviour [`Self::name`] wrote, or `None`. A recovery's tick is written in plain
+    /// digits (no sign, no leading zero) and is at most [`MAX_TICKS`], the longest run.
+    pub fn from_name(name: &str) -> Option<Self> {
+        match name {
+            "healthy" => Some(Behaviour::Healthy),
+            "slow" => Some(Behaviour::Slow),
+            "failing" => Some(Behaviour::Failing),
+            _ => {
+                let digits = name.strip_prefix("recovering-")?;
+                let canonical = digits.bytes().all(|b| b.is_ascii_digit())
+                    && !(digits.len() > 1 && digits.starts_with('0'));
+                let healthy_from: u32 = digits.parse().ok().filter(|_| canonical)?;
+                (healthy_from <= MAX_TICKS).then_some(Behaviour::Recovering { healthy_from })
+            }
+        }
+    }
+
     pub fn describe(self) -> String {
         match self {
             Behaviour::Healthy => "healthy".into(),
@@ -111,6 +150,21 @@ impl Protection {
         Protection::Bulkhead,
         Protection::BreakerAndBulkhead,
     ];
+
+    /// The protection's name in links and in scenario files (serde's spelling).
+    pub const fn name(self) -> &'static str {
+        match self {
+            Protection::None => "none",
+            Protection::CircuitBreaker => "circuit_breaker",
+            Protection::Bulkhead => "bulkhead",
+            Protection::BreakerAndBulkhead => "breaker_and_bulkhead",
+        }
+    }
+
+    /// The protection named `name` exactly (as [`Self::name`] writes it), or `None`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
 
     pub fn has_breaker(self) -> bool {
         matches!(
@@ -328,6 +382,15 @@ pub struct HeldThread {
     guarded_by_breaker: bool,
     /// Whether this call holds a bulkhead permit to give back.
     holds_bulkhead_permit: bool,
+}
+
+impl HeldThread {
+    /// How the call ends when it is due: an answer ([`Outcome::Success`]), an error
+    /// ([`Outcome::Http5xx`]) or a timeout ([`Outcome::ReadTimeout`]). Decided when the call
+    /// was sent, so a view says it rather than guessing it from the times.
+    pub fn outcome(&self) -> Outcome {
+        self.outcome
+    }
 }
 
 /// Running totals since t = 0.
@@ -763,5 +826,122 @@ impl TickEvent {
             }
             TickEvent::SettingChanged { what } => format!("Change: {what}."),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::catalogue;
+
+    #[test]
+    fn protection_names_round_trip_and_are_serdes() {
+        for p in Protection::ALL {
+            assert_eq!(Protection::from_name(p.name()), Some(p));
+            assert_eq!(
+                serde_json::to_string(&p).unwrap(),
+                format!("\"{}\"", p.name())
+            );
+        }
+        for unknown in ["", "None", "breaker", "circuit-breaker", "bulkhead "] {
+            assert_eq!(Protection::from_name(unknown), None, "{unknown}");
+        }
+    }
+
+    #[test]
+    fn behaviour_names_round_trip() {
+        let all = [
+            Behaviour::Healthy,
+            Behaviour::Slow,
+            Behaviour::Failing,
+            Behaviour::Recovering { healthy_from: 0 },
+            Behaviour::Recovering { healthy_from: 6 },
+            Behaviour::Recovering {
+                healthy_from: MAX_TICKS,
+            },
+        ];
+        for b in all {
+            assert_eq!(Behaviour::from_name(&b.name()), Some(b), "{}", b.name());
+            assert!(b.name().starts_with(b.kind_name()));
+        }
+        assert_eq!(
+            Behaviour::Recovering { healthy_from: 6 }.name(),
+            "recovering-6"
+        );
+        // The simple kinds are serde's spelling too.
+        for b in [Behaviour::Healthy, Behaviour::Slow, Behaviour::Failing] {
+            assert_eq!(
+                serde_json::to_string(&b).unwrap(),
+                format!("\"{}\"", b.name())
+            );
+        }
+        let too_late = format!("recovering-{}", MAX_TICKS + 1);
+        for unknown in [
+            "",
+            "Healthy",
+            "recovering",
+            "recovering-",
+            "recovering-x",
+            "recovering--1",
+            "recovering-+6",
+            "recovering-06",
+            "recovering-6 ",
+            "recovering-99999999999",
+            too_late.as_str(),
+        ] {
+            assert_eq!(Behaviour::from_name(unknown), None, "{unknown}");
+        }
+    }
+
+    /// The outcomes of the threads held after each of the first `ticks` ticks of `demo`.
+    fn held_outcomes(demo: u32, ticks: u32) -> Vec<(Dependency, u32, Outcome)> {
+        let scenario = catalogue::demo(demo).unwrap().scenario();
+        let mut model = TickModel::new(scenario.tick).unwrap();
+        let mut held = Vec::new();
+        for _ in 0..ticks {
+            model.step();
+            for h in model.threads().iter().flatten() {
+                held.push((h.dependency, h.due_at - h.sent_at, h.outcome()));
+            }
+        }
+        held
+    }
+
+    #[test]
+    fn demo_4s_recommendations_threads_all_end_in_a_timeout() {
+        let held = held_outcomes(4, 6);
+        let recommendations: Vec<_> = held
+            .iter()
+            .filter(|(d, ..)| *d == Dependency::Recommendations)
+            .collect();
+        assert!(!recommendations.is_empty());
+        let timeout = TickWorld::default().timeout_ticks;
+        for (_, ticks, outcome) in recommendations {
+            assert_eq!((*ticks, *outcome), (timeout, Outcome::ReadTimeout));
+        }
+        for (_, ticks, outcome) in held.iter().filter(|(d, ..)| *d == Dependency::Payment) {
+            assert_eq!((*ticks, *outcome), (1, Outcome::Success));
+        }
+    }
+
+    #[test]
+    fn a_failing_services_thread_ends_with_an_error() {
+        let mut model =
+            TickModel::new(TickConfig::new(Behaviour::Failing, Protection::None)).unwrap();
+        model.step();
+        let held: Vec<_> = model
+            .threads()
+            .iter()
+            .flatten()
+            .map(|h| (h.dependency, h.due_at - h.sent_at, h.outcome()))
+            .collect();
+        assert_eq!(
+            held,
+            vec![
+                (Dependency::Recommendations, 1, Outcome::Http5xx),
+                (Dependency::Recommendations, 1, Outcome::Http5xx),
+                (Dependency::Payment, 1, Outcome::Success),
+            ]
+        );
     }
 }

@@ -22,11 +22,21 @@ pub enum SlidingWindowType {
 }
 
 impl SlidingWindowType {
-    pub fn as_str(self) -> &'static str {
+    pub const ALL: [SlidingWindowType; 2] =
+        [SlidingWindowType::CountBased, SlidingWindowType::TimeBased];
+
+    /// Resilience4j's name, as a scenario, the settings form and a link write it. `const`,
+    /// so a list of the names can be a constant (the form's options).
+    pub const fn name(self) -> &'static str {
         match self {
             SlidingWindowType::CountBased => "COUNT_BASED",
             SlidingWindowType::TimeBased => "TIME_BASED",
         }
+    }
+
+    /// The type named `name` exactly (as [`Self::name`] writes it), or `None`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
     }
 }
 
@@ -470,6 +480,21 @@ mod tests {
         assert!(!exception_matches("Exception", "OutOfMemoryError"));
         assert!(exception_matches("Throwable", "OutOfMemoryError"));
         assert!(exception_matches("Exception", "MyCustomException"));
+    }
+
+    #[test]
+    fn window_type_names_round_trip() {
+        for t in SlidingWindowType::ALL {
+            assert_eq!(SlidingWindowType::from_name(t.name()), Some(t));
+            // The name is serde's spelling too, so a scenario and a link agree.
+            assert_eq!(
+                serde_json::to_string(&t).unwrap(),
+                format!("\"{}\"", t.name())
+            );
+        }
+        for unknown in ["", "count_based", "COUNT", "SLIDING", " TIME_BASED"] {
+            assert_eq!(SlidingWindowType::from_name(unknown), None, "{unknown}");
+        }
     }
 
     #[test]
