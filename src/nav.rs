@@ -62,7 +62,6 @@ pub fn DemoLink(
     }
 }
 
-
 /// The page's query string, as the address bar has it (with its `?`).
 pub fn current_query() -> String {
     web_sys::window()

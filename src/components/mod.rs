@@ -4,12 +4,14 @@
 //! does) or what a run shows (the engine runs it, the page turns it into a chart spec).
 //!
 //! - [`LabControl`]: one control of the table, as a slider, a select, a checkbox or a
-//!   number field with "New seed", by the control's kind;
+//!   number field with "New seed", by the control's kind. It sees the control through a
+//!   [`ControlBinding`] (signals and a callback), so it is compiled once, not once per lab;
 //! - [`Figure`]: a chart drawn on a canvas in an effect, with its legend and summary;
 //! - [`Problems`]: what the link or the last change could not use.
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
+use resilience_sim::number::parse_number;
 use resilience_sim::scenario::lab_session::{
     Control, ControlKind, ControlValue, LabModel, LabSession, Section,
 };
@@ -61,66 +63,103 @@ pub fn message<L: LabModel>(e: &ConfigError) -> String {
     }
 }
 
-/// The controls of one section of the table, in its order.
+/// What the view of one control needs, with the lab's type erased: the table's words, the
+/// current value (read from the session) and where a change goes (to the session). The
+/// views below are written once for every lab: only [`bind`] knows the lab's type.
+#[derive(Clone, Copy)]
+pub struct ControlBinding {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub help: &'static str,
+    pub kind: ControlKind,
+    pub section: Section,
+    /// The value as the link writes it (`1000`, `full`, `true`).
+    pub value: Signal<String>,
+    /// The value as the page shows it, with its unit (`1000 requests/s`, `1.5 s`).
+    pub shown: Signal<String>,
+    pub change: Callback<ControlValue>,
+}
+
+/// The binding of `control` to the lab's state.
+pub fn bind<L: LabModel>(state: LabState<L>, control: &'static Control<L>) -> ControlBinding {
+    let session = state.session;
+    ControlBinding {
+        name: control.name,
+        label: control.label,
+        help: control.help,
+        kind: control.kind,
+        section: control.section,
+        value: Signal::derive(move || session.with(|s| control.text(s.config()))),
+        shown: Signal::derive(move || session.with(|s| control.display(s.config()))),
+        change: Callback::new(move |value| state.set(control, value)),
+    }
+}
+
+/// Every control of the lab's table, bound to its state.
+pub fn bind_all<L: LabModel>(state: LabState<L>) -> Vec<ControlBinding> {
+    L::controls().iter().map(|c| bind(state, c)).collect()
+}
+
+/// The controls of one section, in the table's order.
 #[component]
-pub fn ControlList<L: LabModel>(state: LabState<L>, section: Section) -> impl IntoView {
-    L::controls()
-        .iter()
+pub fn ControlList(controls: Vec<ControlBinding>, section: Section) -> impl IntoView {
+    controls
+        .into_iter()
         .filter(|c| c.section == section)
-        .map(|control| view! { <LabControl state=state control=control /> })
+        .map(|binding| view! { <LabControl binding=binding /> })
         .collect_view()
 }
 
-/// One control, drawn by its kind.
+/// One control, drawn by its kind: a slider, a number field with "New seed", a select or a
+/// checkbox. Each carries `data-testid="lab-control-NAME"`.
 #[component]
-pub fn LabControl<L: LabModel>(state: LabState<L>, control: &'static Control<L>) -> impl IntoView {
-    let id = format!("lab-{}", control.name);
-    let testid = format!("lab-control-{}", control.name);
-    let session = state.session;
-    let shown = move || session.with(|s| control.display(s.config()));
+pub fn LabControl(binding: ControlBinding) -> impl IntoView {
+    let ControlBinding {
+        name,
+        label,
+        help,
+        kind,
+        value,
+        shown,
+        change,
+        ..
+    } = binding;
+    let id = format!("lab-{name}");
+    let testid = format!("lab-control-{name}");
     let help_id = format!("{id}-help");
-    let help = view! { <p class="help" id=help_id.clone()>{control.help}</p> };
-    match control.kind {
+    let help = view! { <p class="help" id=help_id.clone()>{help}</p> };
+    match kind {
         ControlKind::Number { min, max, step, .. } => view! {
             <div class="control">
-                <label for=id.clone()>{control.label}</label>
+                <label for=id.clone()>{label}</label>
+                <output for=id.clone()>{shown}</output>
                 <input type="range" id=id data-testid=testid
                     min=min.to_string() max=max.to_string() step=step.to_string()
-                    aria-describedby=help_id
-                    prop:value=move || session.with(|s| control.text(s.config()))
-                    aria-valuetext=shown
+                    aria-describedby=help_id prop:value=value aria-valuetext=shown
                     on:input=move |ev| {
-                        if let Ok(v) = event_target_value(&ev).parse::<f64>() {
-                            state.set(control, ControlValue::Number(v));
+                        if let Some(v) = parse_number(&event_target_value(&ev)) {
+                            change.run(ControlValue::Number(v));
                         }
                     } />
-                <output for=format!("lab-{}", control.name)>{shown}</output>
                 {help}
             </div>
         }
         .into_any(),
         ControlKind::Whole { min, max } => view! {
             <div class="control whole">
-                <label for=id.clone()>{control.label}</label>
+                <label for=id.clone()>{label}</label>
                 <div class="whole-row">
                     <input type="number" id=id data-testid=testid inputmode="numeric"
                         min=min.to_string() max=max.to_string() step="1"
-                        aria-describedby=help_id
-                        prop:value=move || session.with(|s| control.text(s.config()))
-                        on:change=move |ev| {
-                            let text = event_target_value(&ev);
-                            match control.parse(&text) {
-                                Ok(v) => state.set(control, v),
-                                Err(e) => {
-                                    state.refused.set(Some(message::<L>(&e)));
-                                    // Show the session's value again.
-                                    session.update(|_| ());
-                                }
-                            }
-                        } />
-                    <button type="button" data-testid=format!("new-{}", control.name)
-                        on:click=move |_| state.set(control, ControlValue::Number(f64::from(fresh_seed(min, max)))) >
-                        "New " {control.label.to_lowercase()}
+                        aria-describedby=help_id prop:value=value
+                        // Text that is no number reaches the session as NaN, which refuses
+                        // it with the control's own message.
+                        on:change=move |ev| change.run(ControlValue::Number(
+                            parse_number(&event_target_value(&ev)).unwrap_or(f64::NAN),
+                        )) />
+                    <button type="button" data-testid=format!("new-{name}")
+                        on:click=move |_| change.run(ControlValue::Number(f64::from(fresh_seed(min, max))))>
+                        "New " {label}
                     </button>
                 </div>
                 {help}
@@ -129,19 +168,18 @@ pub fn LabControl<L: LabModel>(state: LabState<L>, control: &'static Control<L>)
         .into_any(),
         ControlKind::Choice { options } => view! {
             <div class="control">
-                <label for=id.clone()>{control.label}</label>
+                <label for=id.clone()>{label}</label>
                 <select id=id data-testid=testid aria-describedby=help_id
                     on:change=move |ev| {
-                        let name = event_target_value(&ev);
-                        if let Some(option) = options.iter().find(|o| o.0 == name) {
-                            state.set(control, ControlValue::Choice(option.0));
+                        let chosen = event_target_value(&ev);
+                        if let Some(option) = options.iter().find(|o| o.0 == chosen) {
+                            change.run(ControlValue::Choice(option.0));
                         }
                     }>
-                    {options.iter().map(|(name, label)| {
-                        let selected = move || session.with(|s| (control.get)(s.config()) == ControlValue::Choice(name));
+                    {options.iter().map(|(option, text)| view! {
                         // A property, not the attribute: the attribute stops counting once
                         // the learner has picked an option.
-                        view! { <option value=*name prop:selected=selected>{*label}</option> }
+                        <option value=*option prop:selected=move || value.with(|v| v == option)>{*text}</option>
                     }).collect_view()}
                 </select>
                 {help}
@@ -152,9 +190,9 @@ pub fn LabControl<L: LabModel>(state: LabState<L>, control: &'static Control<L>)
             <div class="control toggle">
                 <label>
                     <input type="checkbox" data-testid=testid aria-describedby=help_id
-                        prop:checked=move || session.with(|s| (control.get)(s.config()) == ControlValue::Toggle(true))
-                        on:change=move |ev| state.set(control, ControlValue::Toggle(event_target_checked(&ev))) />
-                    " " {control.label}
+                        prop:checked=move || value.with(|v| v == "true")
+                        on:change=move |ev| change.run(ControlValue::Toggle(event_target_checked(&ev))) />
+                    " " {label}
                 </label>
                 {help}
             </div>

@@ -11,7 +11,7 @@ use resilience_sim::scenario::lab_session::Section;
 use resilience_sim::scenario::labs::AmplificationLab;
 
 use super::labs::{lab_state, LabFrame};
-use crate::components::{ControlList, Figure};
+use crate::components::{bind_all, ControlList, Figure};
 use crate::format::{fixed, seconds, trim};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
@@ -58,48 +58,55 @@ fn series(
         .collect()
 }
 
-fn highest(series: &[Series], floor: f64) -> f64 {
-    series
+/// A chart of one per-second quantity of the three runs over time, with the degradation
+/// shaded and a reference line (the demand, the capacity) the runs are read against.
+fn chart(
+    config: &AmplificationConfig,
+    runs: &[AmplificationRun; 3],
+    value: fn(&AmplificationStep) -> u64,
+    y_label: &'static str,
+    reference: (f64, &'static str),
+) -> ChartSpec {
+    let series = series(runs, config, value);
+    let highest = series
         .iter()
         .flat_map(|s| s.points.iter().map(|p| p.1))
-        .fold(floor, f64::max)
-}
-
-/// The degradation, shaded on both charts.
-fn shade(runs: &[AmplificationRun; 3]) -> Option<(f64, f64, &'static str)> {
-    Some((
-        runs[0].degradation_start_ms as f64 / 1000.0,
-        runs[0].degradation_end_ms as f64 / 1000.0,
-        "degradation",
-    ))
+        .fold(reference.0, f64::max);
+    ChartSpec {
+        x_label: "time (s)",
+        y_label,
+        x_max: config.duration_ms as f64 / 1000.0,
+        y_max: highest * 1.15,
+        series,
+        shade: Some((
+            runs[0].degradation_start_ms as f64 / 1000.0,
+            runs[0].degradation_end_ms as f64 / 1000.0,
+            "degradation",
+        )),
+        reference: Some(reference),
+    }
 }
 
 pub fn successes_chart(config: &AmplificationConfig, runs: &[AmplificationRun; 3]) -> ChartSpec {
-    let series = series(runs, config, |s| s.succeeded);
     let demand = f64::from(config.demand_per_second);
-    ChartSpec {
-        x_label: "time (s)",
-        y_label: "successes per second",
-        x_max: config.duration_ms as f64 / 1000.0,
-        y_max: highest(&series, demand) * 1.15,
-        series,
-        shade: shade(runs),
-        reference: Some((demand, "demand")),
-    }
+    chart(
+        config,
+        runs,
+        |s| s.succeeded,
+        "successes per second",
+        (demand, "demand"),
+    )
 }
 
 pub fn offered_chart(config: &AmplificationConfig, runs: &[AmplificationRun; 3]) -> ChartSpec {
-    let series = series(runs, config, |s| s.offered);
     let capacity = config.normal_capacity_per_second();
-    ChartSpec {
-        x_label: "time (s)",
-        y_label: "calls offered per second",
-        x_max: config.duration_ms as f64 / 1000.0,
-        y_max: highest(&series, capacity) * 1.1,
-        series,
-        shade: shade(runs),
-        reference: Some((capacity, "normal capacity")),
-    }
+    chart(
+        config,
+        runs,
+        |s| s.offered,
+        "calls offered per second",
+        (capacity, "normal capacity"),
+    )
 }
 
 /// The sentence under the successes chart, one clause per run.
@@ -148,6 +155,7 @@ pub fn offered_summary(config: &AmplificationConfig, runs: &[AmplificationRun; 3
 pub fn AmplificationPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     let (state, problems) = lab_state::<AmplificationLab>(info.number);
     let session = state.session;
+    let controls = bind_all(state);
     // The run, with the config it came from (the labels read it); recomputed only when the
     // model's config changes, not for the retry-layers widget.
     let config = Memo::new(move |_| session.with(|s| s.config().config.clone()));
@@ -173,11 +181,12 @@ pub fn AmplificationPage(info: LabInfo, location: RwSignal<Location>) -> impl In
         })
     };
     let calls = move || session.with(|s| s.config().calls_on_provider());
+    let widget = controls.clone();
     let layers = move || {
         view! {
             <section class="panel retry-layers" aria-labelledby="layers-heading">
                 <h2 id="layers-heading">"Retry at one layer only"</h2>
-                <div class="lab-controls"><ControlList state=state section=Section::Page /></div>
+                <div class="lab-controls"><ControlList controls=widget.clone() section=Section::Page /></div>
                 <p class="layers-result" aria-live="polite">
                     "One click becomes "<strong data-testid="layers-calls">{calls}</strong>" calls on the provider."
                 </p>
@@ -186,7 +195,8 @@ pub fn AmplificationPage(info: LabInfo, location: RwSignal<Location>) -> impl In
         }
     };
     view! {
-        <LabFrame info=info location=location state=state problems=problems after=Box::new(move || layers().into_any())>
+        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+            reset=Callback::new(move |_| state.reset()) problems=problems after=Box::new(move || layers().into_any())>
             <Figure spec=chart(successes_chart) summary=summary(successes_summary)
                 testid="amp-successes" title="Successes per second." />
             <Figure spec=chart(offered_chart) summary=summary(offered_summary)
@@ -209,21 +219,34 @@ mod tests {
     fn the_default_runs_tell_the_spec_story() {
         let (config, runs) = spec_runs();
         let summary = successes_summary(&config, &runs);
-        assert!(summary.contains("With 3 retries, the provider never recovers"), "{summary}");
-        assert!(summary.contains("With no retries, the provider recovers at 15.0 s"), "{summary}");
-        assert!(summary.contains("With budget 10%, the provider recovers"), "{summary}");
+        assert!(
+            summary.contains("With 3 retries, the provider never recovers"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("With no retries, the provider recovers at 15.0 s"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("With budget 10%, the provider recovers"),
+            "{summary}"
+        );
         let chart = successes_chart(&config, &runs);
         assert_eq!(chart.series.len(), 3);
         assert_eq!(chart.shade.map(|s| (s.0, s.1)), Some((10.0, 15.0)));
         assert_eq!(chart.reference, Some((1000.0, "demand")));
-        assert_eq!(offered_chart(&config, &runs).reference, Some((1200.0, "normal capacity")));
+        assert_eq!(
+            offered_chart(&config, &runs).reference,
+            Some((1200.0, "normal capacity"))
+        );
     }
 
     #[test]
     fn the_lines_that_can_coincide_are_drawn_so_both_show() {
         let (config, runs) = spec_runs();
         let chart = successes_chart(&config, &runs);
-        let strokes: Vec<(Tone, Stroke)> = chart.series.iter().map(|s| (s.tone, s.stroke)).collect();
+        let strokes: Vec<(Tone, Stroke)> =
+            chart.series.iter().map(|s| (s.tone, s.stroke)).collect();
         assert_eq!(
             strokes,
             vec![

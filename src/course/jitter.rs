@@ -10,7 +10,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::labs::JitterLab;
 
 use super::labs::{lab_state, LabFrame};
-use crate::components::Figure;
+use crate::components::{bind_all, Figure};
 use crate::format::{seconds, trim};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
@@ -105,7 +105,9 @@ pub fn calls_summary(config: &JitterConfig, runs: &[JitterRun]) -> String {
                     seconds(bulk),
                     seconds(at)
                 )),
-                (_, Some(at)) => s.push_str(&format!(" and everyone was served by {} s.", seconds(at))),
+                (_, Some(at)) => {
+                    s.push_str(&format!(" and everyone was served by {} s.", seconds(at)))
+                }
                 (_, None) => s.push_str(&format!(
                     " and {} were still waiting after the slot at {} s.",
                     run.waiting_at_end,
@@ -121,7 +123,13 @@ pub fn calls_summary(config: &JitterConfig, runs: &[JitterRun]) -> String {
 pub fn waiting_summary(runs: &[JitterRun]) -> String {
     let clauses: Vec<String> = runs
         .iter()
-        .map(|run| format!("{}: {} waiting at the end.", run.mode.label(), run.waiting_at_end))
+        .map(|run| {
+            format!(
+                "{}: {} waiting at the end.",
+                run.mode.label(),
+                run.waiting_at_end
+            )
+        })
         .collect();
     clauses.join(" ")
 }
@@ -130,8 +138,14 @@ pub fn waiting_summary(runs: &[JitterRun]) -> String {
 pub fn JitterPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     let (state, problems) = lab_state::<JitterLab>(info.number);
     let session = state.session;
+    let controls = bind_all(state);
     let run = Memo::new(move |_| {
-        session.with(|s| s.run().clone().ok().map(|runs| (s.config().config.clone(), runs)))
+        session.with(|s| {
+            s.run()
+                .clone()
+                .ok()
+                .map(|runs| (s.config().config.clone(), runs))
+        })
     });
     let chart = move |build: fn(&JitterConfig, &[JitterRun]) -> ChartSpec| {
         Signal::from(Memo::new(move |_| {
@@ -142,13 +156,22 @@ pub fn JitterPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView 
         }))
     };
     let calls = Signal::derive(move || {
-        run.with(|r| r.as_ref().map(|(c, runs)| calls_summary(c, runs)).unwrap_or_default())
+        run.with(|r| {
+            r.as_ref()
+                .map(|(c, runs)| calls_summary(c, runs))
+                .unwrap_or_default()
+        })
     });
     let waiting = Signal::derive(move || {
-        run.with(|r| r.as_ref().map(|(_, runs)| waiting_summary(runs)).unwrap_or_default())
+        run.with(|r| {
+            r.as_ref()
+                .map(|(_, runs)| waiting_summary(runs))
+                .unwrap_or_default()
+        })
     });
     view! {
-        <LabFrame info=info location=location state=state problems=problems page_controls_in_panel=true>
+        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+            reset=Callback::new(move |_| state.reset()) problems=problems page_controls_in_panel=true>
             <Figure spec=chart(calls_chart) summary=calls testid="jit-calls" title="Calls per 100 ms slot." />
             <Figure spec=chart(waiting_chart) summary=waiting testid="jit-waiting" title="Clients still waiting." />
         </LabFrame>
@@ -172,12 +195,26 @@ mod tests {
     fn without_jitter_the_page_tells_the_courses_waves() {
         let (config, runs) = runs_of(&[]);
         let summary = calls_summary(&config, &runs);
-        assert!(summary.contains("in waves at 0, 1, 3, 7 and 15 s"), "{summary}");
-        assert!(summary.contains("250 were still waiting after the slot at 15 s"), "{summary}");
-        assert!(summary.contains("absorbed 3500 calls for 1000 clients"), "{summary}");
+        assert!(
+            summary.contains("in waves at 0, 1, 3, 7 and 15 s"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("250 were still waiting after the slot at 15 s"),
+            "{summary}"
+        );
+        assert!(
+            summary.contains("absorbed 3500 calls for 1000 clients"),
+            "{summary}"
+        );
         let chart = calls_chart(&config, &runs);
         assert_eq!(chart.reference, Some((150.0, "capacity")));
-        let peaks: Vec<f64> = chart.series[0].points.iter().map(|p| p.1).filter(|c| *c > 0.0).collect();
+        let peaks: Vec<f64> = chart.series[0]
+            .points
+            .iter()
+            .map(|p| p.1)
+            .filter(|c| *c > 0.0)
+            .collect();
         assert_eq!(peaks, vec![1000.0, 850.0, 700.0, 550.0, 400.0]);
     }
 
@@ -188,7 +225,10 @@ mod tests {
         let (config, runs) = runs_of(&[("mode", "full")]);
         let summary = calls_summary(&config, &runs);
         assert!(summary.contains("99 % were served by 1."), "{summary}");
-        assert!(runs[0].total_calls < 3_500, "fewer calls than without jitter");
+        assert!(
+            runs[0].total_calls < 3_500,
+            "fewer calls than without jitter"
+        );
         assert_eq!(waiting_summary(&runs), "full jitter: 0 waiting at the end.");
     }
 
@@ -197,6 +237,14 @@ mod tests {
         let (config, runs) = runs_of(&[("compare", "true")]);
         let chart = waiting_chart(&config, &runs);
         let labels: Vec<&str> = chart.series.iter().map(|s| s.label.as_str()).collect();
-        assert_eq!(labels, vec!["no jitter", "full jitter", "equal jitter", "decorrelated jitter"]);
+        assert_eq!(
+            labels,
+            vec![
+                "no jitter",
+                "full jitter",
+                "equal jitter",
+                "decorrelated jitter"
+            ]
+        );
     }
 }

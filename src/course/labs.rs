@@ -12,7 +12,7 @@ use leptos::prelude::*;
 use resilience_sim::scenario::catalogue::{Lab, LabInfo};
 use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 
-use crate::components::{message, ControlList, LabState, Problems};
+use crate::components::{message, ControlBinding, ControlList, LabState, Problems};
 use crate::course::{lab_text, LabText};
 use crate::nav::{current_query, replace_query, Location};
 use crate::url_state::{encode, query_pairs};
@@ -74,10 +74,13 @@ pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
 /// The page around a lab's figures: header, problems, figures beside the controls, then
 /// `after` (a side widget), the lesson and the pager.
 #[component]
-pub fn LabFrame<L: LabModel>(
+pub fn LabFrame(
     info: LabInfo,
     location: RwSignal<Location>,
-    state: LabState<L>,
+    /// The lab's controls ([`crate::components::bind_all`]).
+    controls: Vec<ControlBinding>,
+    refused: RwSignal<Option<String>>,
+    reset: Callback<()>,
     problems: Vec<String>,
     /// Whether the `Section::Page` controls sit with the others (else `after` shows them).
     #[prop(optional)]
@@ -100,19 +103,19 @@ pub fn LabFrame<L: LabModel>(
     view! {
         <article class="lab" aria-labelledby="demo-heading">
             <PageHeader html=header />
-            <Problems link=problems refused=state.refused />
+            <Problems link=problems refused=refused />
             <div class="workbench">
                 <div class="figures">{children()}</div>
                 <section class="lab-controls" aria-labelledby="controls-heading">
                     <h2 id="controls-heading">"Controls"</h2>
-                    <ControlList state=state section=Section::Main />
-                    {page_controls_in_panel.then(|| view! { <ControlList state=state section=Section::Page /> })}
+                    <ControlList controls=controls.clone() section=Section::Main />
+                    {page_controls_in_panel.then(|| view! { <ControlList controls=controls.clone() section=Section::Page /> })}
                     <details>
                         <summary>"More settings"</summary>
-                        <ControlList state=state section=Section::More />
+                        <ControlList controls=controls section=Section::More />
                     </details>
                     <div class="actions">
-                        <button type="button" data-testid="lab-reset" on:click=move |_| state.reset()>
+                        <button type="button" data-testid="lab-reset" on:click=move |_| reset.run(())>
                             "Back to the spec's values"
                         </button>
                     </div>
@@ -153,8 +156,20 @@ mod tests {
             open_from_link::<JitterLab>("demo=9&clients=0&mode=%3Cb%3E&seed=3&colour=red");
         assert_eq!(session.config().config.seed, 3);
         assert_eq!(problems.len(), 3, "{problems:?}");
-        assert!(problems[0].starts_with("Clients calling at t = 0: must be between"), "{}", problems[0]);
-        assert!(problems[1].starts_with("Jitter: must be one of"), "{}", problems[1]);
-        assert!(problems[2].starts_with("colour: is not a control"), "{}", problems[2]);
+        assert!(
+            problems[0].starts_with("Clients calling at t = 0: must be between"),
+            "{}",
+            problems[0]
+        );
+        assert!(
+            problems[1].starts_with("Jitter: must be one of"),
+            "{}",
+            problems[1]
+        );
+        assert!(
+            problems[2].starts_with("colour: is not a control"),
+            "{}",
+            problems[2]
+        );
     }
 }

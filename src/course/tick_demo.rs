@@ -11,7 +11,7 @@ use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
 
 use crate::course;
-use crate::nav::Location;
+use crate::nav::{replace_query, Location};
 use crate::settings_form::SettingsDraft;
 use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
@@ -83,29 +83,6 @@ fn url_of(demo: u32, session: &TickSession, draft: &SettingsDraft) -> UrlState {
     }
 }
 
-fn replace_url(query: &str) {
-    let Some(window) = web_sys::window() else {
-        return;
-    };
-    if window
-        .location()
-        .search()
-        .ok()
-        .as_deref()
-        .map(|s| s.trim_start_matches('?'))
-        == Some(query)
-    {
-        return;
-    }
-    if let Ok(history) = window.history() {
-        let _ = history.replace_state_with_url(
-            &wasm_bindgen::JsValue::NULL,
-            "",
-            Some(&format!("?{query}")),
-        );
-    }
-}
-
 #[component]
 pub fn TickDemo(
     initial: UrlState,
@@ -144,7 +121,7 @@ pub fn TickDemo(
             .with(|s| draft.with(|d| url_of(demo_number, s, d)))
             .to_query();
         if let Ok(handle) =
-            set_timeout_with_handle(move || replace_url(&query), Duration::from_millis(200))
+            set_timeout_with_handle(move || replace_query(&query), Duration::from_millis(200))
         {
             on_cleanup(move || handle.clear());
         }

@@ -271,7 +271,11 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, spec: &ChartSpec, dark: bool) -
     }
     for layer in 0..3 {
         for series in spec.series.iter().filter(|s| s.stroke.layer() == layer) {
-            let width = if series.stroke == Stroke::Wide { 4.5 } else { 2.0 };
+            let width = if series.stroke == Stroke::Wide {
+                4.5
+            } else {
+                2.0
+            };
             let style = colour(series.tone, dark).stroke_width(px(width) as u32);
             let points: Vec<(i32, i32)> = series
                 .points
@@ -415,7 +419,11 @@ mod tests {
         let pieces = dashes(&[(0, 0), (30, 0)], 5, 5);
         assert_eq!(
             pieces,
-            vec![vec![(0, 0), (5, 0)], vec![(10, 0), (15, 0)], vec![(20, 0), (25, 0)]]
+            vec![
+                vec![(0, 0), (5, 0)],
+                vec![(10, 0), (15, 0)],
+                vec![(20, 0), (25, 0)]
+            ]
         );
         // The pattern carries over a corner: 0-4 then 4-6 across (4,0) -> (4,10).
         let pieces = dashes(&[(0, 0), (4, 0), (4, 10)], 6, 2);

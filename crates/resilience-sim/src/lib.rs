@@ -15,6 +15,7 @@
 pub mod duration;
 pub mod error;
 pub mod model;
+pub mod number;
 pub mod outcome;
 pub mod policy;
 pub mod scenario;

@@ -22,7 +22,9 @@ fn sample_values<L>(control: &Control<L>) -> Vec<String> {
                 .map(|v| format!("{}", (v * 1e6).round() / 1e6))
                 .collect()
         }
-        ControlKind::Whole { min, max } => vec![min.to_string(), (min + 7).to_string(), max.to_string()],
+        ControlKind::Whole { min, max } => {
+            vec![min.to_string(), (min + 7).to_string(), max.to_string()]
+        }
         ControlKind::Choice { options } => options.iter().map(|o| o.0.to_string()).collect(),
         ControlKind::Toggle => vec!["true".into(), "false".into()],
     }
@@ -38,20 +40,35 @@ fn controls_round_trip<L: LabModel>() {
                 session.set_text("backoff", "exponential").unwrap();
             }
             if control.name.ends_with("apMs") {
-                session.set_text(if L::NAME == "jitter" { "baseMs" } else { "backoffBaseMs" }, "100").unwrap();
+                session
+                    .set_text(
+                        if L::NAME == "jitter" {
+                            "baseMs"
+                        } else {
+                            "backoffBaseMs"
+                        },
+                        "100",
+                    )
+                    .unwrap();
             }
             match session.set_text(control.name, &text) {
                 Ok(()) => {
                     assert_eq!(control.text(session.config()), text, "{}", control.name);
                     // The link's pairs read back as the same session.
                     let pairs = session.to_pairs();
-                    let (back, problems) = LabSession::<L>::from_pairs(
-                        pairs.iter().map(|(n, v)| (*n, v.as_str())),
-                    );
+                    let (back, problems) =
+                        LabSession::<L>::from_pairs(pairs.iter().map(|(n, v)| (*n, v.as_str())));
                     assert!(problems.is_empty(), "{}: {problems:?}", control.name);
-                    assert!(back == session, "{} = {text}: the link restores it", control.name);
+                    assert!(
+                        back == session,
+                        "{} = {text}: the link restores it",
+                        control.name
+                    );
                 }
-                Err(e) => panic!("{} = {text} is in its range but was refused: {e}", control.name),
+                Err(e) => panic!(
+                    "{} = {text} is in its range but was refused: {e}",
+                    control.name
+                ),
             }
         }
     }
@@ -71,7 +88,8 @@ fn jitter_controls_round_trip_through_their_names() {
 fn a_link_names_only_what_differs_from_the_spec() {
     let session = LabSession::<JitterLab>::default();
     assert!(session.to_pairs().is_empty());
-    let (session, problems) = LabSession::<JitterLab>::from_pairs([("mode", "full"), ("seed", "7")]);
+    let (session, problems) =
+        LabSession::<JitterLab>::from_pairs([("mode", "full"), ("seed", "7")]);
     assert!(problems.is_empty(), "{problems:?}");
     assert_eq!(
         session.to_pairs(),
@@ -102,11 +120,17 @@ fn invalid_values_are_refused_with_the_controls_name() {
     ] {
         let e = session.set_text(name, text).unwrap_err();
         assert_eq!(e.field, name, "{name} = {text}: {e}");
-        assert!(session == before, "{name} = {text} left the session as it was");
+        assert!(
+            session == before,
+            "{name} = {text} left the session as it was"
+        );
     }
     let e = session.set_text("bogus", "1").unwrap_err();
     assert_eq!(e.field, "bogus");
-    assert!(e.message.contains("mode"), "the message lists the controls: {e}");
+    assert!(
+        e.message.contains("mode"),
+        "the message lists the controls: {e}"
+    );
     // A value in the control's range that the model refuses: a cap below the base.
     let mut session = LabSession::<AmplificationLab>::default();
     let before = session.clone();
@@ -162,7 +186,13 @@ fn the_sessions_run_is_the_models_run() {
     assert_eq!(session.run().as_ref().unwrap(), &vec![expected]);
 
     let (compare, _) = LabSession::<JitterLab>::from_pairs([("compare", "true")]);
-    let modes: Vec<Jitter> = compare.run().as_ref().unwrap().iter().map(|r| r.mode).collect();
+    let modes: Vec<Jitter> = compare
+        .run()
+        .as_ref()
+        .unwrap()
+        .iter()
+        .map(|r| r.mode)
+        .collect();
     assert_eq!(modes, Jitter::ALL.to_vec());
 
     let session = LabSession::<AmplificationLab>::default();
@@ -182,7 +212,11 @@ fn cli_json(args: &[&str]) -> serde_json::Value {
         .args(args)
         .output()
         .expect("the CLI starts");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
@@ -210,8 +244,18 @@ fn a_run_from_a_link_equals_a_run_from_the_cli_flags() {
     ]);
     assert!(problems.is_empty(), "{problems:?}");
     let from_cli = cli_json(&[
-        "lab", "amplification", "--policy", "retries", "--retries", "2", "--backoff",
-        "exponential", "--jitter", "full", "--seed", "3",
+        "lab",
+        "amplification",
+        "--policy",
+        "retries",
+        "--retries",
+        "2",
+        "--backoff",
+        "exponential",
+        "--jitter",
+        "full",
+        "--seed",
+        "3",
     ]);
     let from_link = serde_json::to_value(&session.run().as_ref().unwrap()[1]).unwrap();
     assert_eq!(from_cli, from_link);
@@ -222,7 +266,10 @@ fn a_run_from_a_link_equals_a_run_from_the_cli_flags() {
 fn every_control_is_named_as_its_config_field() {
     let amplification =
         serde_json::to_value(amplification::AmplificationConfig::default()).unwrap();
-    for c in AmplificationLab::controls().iter().filter(|c| c.is_cli_flag()) {
+    for c in AmplificationLab::controls()
+        .iter()
+        .filter(|c| c.is_cli_flag())
+    {
         assert!(amplification.get(c.name).is_some(), "{}", c.name);
     }
     let jitter = serde_json::to_value(JitterConfig::default()).unwrap();
@@ -232,6 +279,9 @@ fn every_control_is_named_as_its_config_field() {
     // And the defaults the page starts from are the spec's.
     let d = LabSession::<JitterLab>::default();
     let c = &d.config().config;
-    assert_eq!((c.clients, c.capacity_per_slot, c.base_ms, c.duration_ms), (1_000, 150, 1_000, 15_000));
+    assert_eq!(
+        (c.clients, c.capacity_per_slot, c.base_ms, c.duration_ms),
+        (1_000, 150, 1_000, 15_000)
+    );
     assert_eq!(c.multiplier, 2.0);
 }

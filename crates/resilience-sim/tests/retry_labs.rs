@@ -600,7 +600,11 @@ fn the_share_served_reads_the_waiting_line() {
     assert_eq!(full.served_share_at_ms(15), Some(0));
     let none = run_b(Jitter::None, 1);
     assert_eq!(none.served_share_at_ms(100), None, "250 are still waiting");
-    assert_eq!(none.served_share_at_ms(75), Some(15_000), "the wave at 15 s reaches 750 served");
+    assert_eq!(
+        none.served_share_at_ms(75),
+        Some(15_000),
+        "the wave at 15 s reaches 750 served"
+    );
 }
 
 /// "With full jitter everyone is served in about 1.5 s, with fewer calls in total."

@@ -51,7 +51,11 @@ enum Command {
         lab: String,
         /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
         /// amplification also takes `--policy none|retries|budget` (default retries).
-        #[arg(trailing_var_arg = true, allow_hyphen_values = true, value_name = "--NAME VALUE")]
+        #[arg(
+            trailing_var_arg = true,
+            allow_hyphen_values = true,
+            value_name = "--NAME VALUE"
+        )]
         controls: Vec<String>,
     },
 }
@@ -146,11 +150,13 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
         }
         Command::Lab { lab, controls } => match lab.as_str() {
             "amplification" => {
-                let (mut pairs, mut policy) = (flag_pairs(&controls)?, AmplificationPolicy::Retries);
+                let (mut pairs, mut policy) =
+                    (flag_pairs(&controls)?, AmplificationPolicy::Retries);
                 if let Some(i) = pairs.iter().position(|(name, _)| name == "policy") {
                     let (_, text) = pairs.remove(i);
-                    policy = AmplificationPolicy::from_name(&text)
-                        .ok_or_else(|| format!("--policy: use none, retries or budget (got “{text}”)"))?;
+                    policy = AmplificationPolicy::from_name(&text).ok_or_else(|| {
+                        format!("--policy: use none, retries or budget (got “{text}”)")
+                    })?;
                 }
                 let lab = lab_config::<AmplificationLab>(pairs)?;
                 lab_json(&amplification::run(&lab.config, policy))
@@ -213,7 +219,12 @@ fn controls_help<L: LabModel>() -> String {
     }
     let defaults = L::default();
     for c in L::controls().iter().filter(|c| c.is_cli_flag()) {
-        text.push_str(&format!("\n  --{} {}  {}", c.name, c.text(&defaults), c.help));
+        text.push_str(&format!(
+            "\n  --{} {}  {}",
+            c.name,
+            c.text(&defaults),
+            c.help
+        ));
     }
     text
 }

@@ -194,7 +194,9 @@ impl JitterRun {
         let clients = u64::from(self.clients);
         self.slots
             .iter()
-            .find(|s| (clients - u64::from(s.waiting)) * 100 >= clients * u64::from(percent.min(100)))
+            .find(|s| {
+                (clients - u64::from(s.waiting)) * 100 >= clients * u64::from(percent.min(100))
+            })
             .map(|s| s.t_ms)
     }
 }

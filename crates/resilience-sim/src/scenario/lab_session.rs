@@ -16,6 +16,7 @@
 
 use crate::duration::parse_duration;
 use crate::error::ConfigError;
+use crate::number::parse_number;
 
 /// A lab: its config (with `Default` the spec's page), its controls and its model.
 pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -150,7 +151,15 @@ impl<C> Control<C> {
     pub fn check(&self, value: ControlValue) -> Result<ControlValue, ConfigError> {
         let refuse = |message: String| Err(ConfigError::new(self.name, message));
         match (self.kind, value) {
-            (ControlKind::Number { min, max, step, unit }, ControlValue::Number(v)) => {
+            (
+                ControlKind::Number {
+                    min,
+                    max,
+                    step,
+                    unit,
+                },
+                ControlValue::Number(v),
+            ) => {
                 if !v.is_finite() || v < min || v > max {
                     let (lo, hi) = match unit {
                         Unit::Millis => (ms_text(min), ms_text(max)),
@@ -201,9 +210,7 @@ impl<C> Control<C> {
             } => parse_duration(text)
                 .map(|ms| ControlValue::Number(ms as f64))
                 .map_err(|e| ConfigError::new(self.name, e))?,
-            ControlKind::Number { .. } | ControlKind::Whole { .. } => text
-                .parse::<f64>()
-                .ok()
+            ControlKind::Number { .. } | ControlKind::Whole { .. } => parse_number(text)
                 .filter(|v| v.is_finite())
                 .map(ControlValue::Number)
                 .ok_or_else(|| {
