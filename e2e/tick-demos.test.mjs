@@ -91,41 +91,70 @@ test('a link reproduces the learner’s view', async () => {
   await again.close();
 });
 
-test('time of one Next Tick (handler plus DOM update), median of 300', async () => {
-  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=7');
-  await page.getByTestId('next-tick').waitFor();
-  const result = await page.evaluate(async () => {
-    const button = document.querySelector('[data-testid=next-tick]');
-    const counter = document.querySelector('[data-testid=tick-counter]');
-    const dom = [];
-    const layout = [];
-    for (let i = 1; i <= 300; i++) {
-      const expected = String(Number(counter.textContent) + 1);
-      const start = performance.now();
-      button.click();
-      // Leptos applies signal changes in microtasks: wait until the counter shows the tick.
-      for (let spins = 0; counter.textContent !== expected && spins < 10000; spins++) {
-        await Promise.resolve();
+// One Next Tick: click -> the page updated (the counter shows the tick) -> style and layout
+// forced, in one task. Per demo: 300 ticks in a row from t = 0 (the demo's story, then the
+// run going on), and the demo's own ticks again and again (Reset between walks, untimed).
+// Reported, not asserted: the machines vary too much for a bound.
+test('time of one Next Tick per demo (handler, DOM update, style and layout)', async () => {
+  const results = {};
+  const allProblems = [];
+  for (let demo = 1; demo <= 7; demo++) {
+    const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, `?demo=${demo}`);
+    await page.getByTestId('next-tick').waitFor();
+    results[demo] = await page.evaluate(async () => {
+      const button = document.querySelector('[data-testid=next-tick]');
+      const reset = document.querySelector('[data-testid=reset]');
+      const counter = document.querySelector('[data-testid=tick-counter]');
+      const demoTicks = Number(/(\d+) ticks/.exec(document.querySelector('.tick-counter .of').textContent)[1]);
+      const settle = () => new Promise((r) => setTimeout(r, 0));
+      async function oneTick() {
+        const expected = String(Number(counter.textContent) + 1);
+        const start = performance.now();
+        button.click();
+        // Leptos applies signal changes in microtasks: wait until the counter shows the tick.
+        for (let spins = 0; counter.textContent !== expected && spins < 10000; spins++) {
+          await Promise.resolve();
+        }
+        const updated = performance.now();
+        void document.body.offsetHeight; // force style and layout of the new DOM
+        const laidOut = performance.now();
+        await settle();
+        return [updated - start, laidOut - start];
       }
-      const updated = performance.now();
-      void document.body.offsetHeight; // force style and layout of the new DOM
-      const laidOut = performance.now();
-      dom.push(updated - start);
-      layout.push(laidOut - start);
-      await new Promise((r) => setTimeout(r, 0));
-    }
-    const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-    const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
-    return {
-      ticks: dom.length,
-      dom_median_ms: median(dom), dom_p95_ms: p95(dom),
-      with_layout_median_ms: median(layout), with_layout_p95_ms: p95(layout),
-    };
-  });
+      async function toZero() {
+        reset.click();
+        for (let spins = 0; counter.textContent !== '0' && spins < 10000; spins++) {
+          await Promise.resolve();
+        }
+        void document.body.offsetHeight;
+        await settle();
+      }
+      const run = [];
+      for (let i = 0; i < 300; i++) run.push(await oneTick());
+      const own = [];
+      for (let walk = 0; walk < 20; walk++) {
+        await toZero();
+        for (let t = 0; t < demoTicks; t++) own.push(await oneTick());
+      }
+      const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+      const p95 = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length * 0.95)];
+      const round = (x) => Math.round(x * 100) / 100;
+      const stats = (samples) => ({
+        ticks: samples.length,
+        dom_median_ms: round(median(samples.map((s) => s[0]))),
+        with_layout_median_ms: round(median(samples.map((s) => s[1]))),
+        with_layout_p95_ms: round(p95(samples.map((s) => s[1]))),
+      });
+      return { run_of_300: stats(run), own_ticks: stats(own) };
+    });
+    allProblems.push(...problems);
+    await page.close();
+  }
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
-  await writeFile(new URL('./results/next-tick.json', import.meta.url), JSON.stringify(result, null, 2));
-  console.log(`Next Tick timing: ${JSON.stringify(result)}`);
-  assert.equal(result.ticks, 300);
-  assert.deepEqual(problems, []);
-  await page.close();
+  await writeFile(new URL('./results/next-tick.json', import.meta.url), JSON.stringify(results, null, 2));
+  for (const [demo, r] of Object.entries(results)) {
+    console.log(`Next Tick, Demo ${demo}: ${r.run_of_300.with_layout_median_ms} ms median over 300 ticks, ${r.own_ticks.with_layout_median_ms} ms over the demo's own ticks (p95 ${r.run_of_300.with_layout_p95_ms} / ${r.own_ticks.with_layout_p95_ms} ms)`);
+  }
+  for (const r of Object.values(results)) assert.equal(r.run_of_300.ticks, 300);
+  assert.deepEqual(allProblems, []);
 });

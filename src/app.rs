@@ -11,7 +11,7 @@ use resilience_sim::scenario::catalogue;
 
 use crate::course::labs::LabPage;
 use crate::course::tick_demo::TickDemo;
-use crate::nav::{read_location, DemoLink, Location};
+use crate::nav::{read_location, set_document_title, DemoLink, Location};
 use crate::views::html::{effect, Html};
 
 #[component]
@@ -45,6 +45,8 @@ pub fn App() -> impl IntoView {
             }
         };
         page.replace((number, mounted));
+        // Every page has its own title, demo or lab, set again on Back and Forward.
+        set_document_title(number);
         // After a move to another demo, focus goes to the new page (not on the first load).
         if navigated {
             let _ = main.focus();

@@ -3,6 +3,7 @@
 //! course frame and the pages all import this module.
 
 use leptos::prelude::*;
+use resilience_sim::scenario::catalogue;
 
 use crate::url_state::UrlState;
 use crate::views::html::{click, live_attr};
@@ -62,6 +63,20 @@ pub fn DemoLink(
     }
 }
 
+/// The document's title on demo `number`: "Demo 5: Slow service, circuit breaker —
+/// Resilience Playground" (the site's name alone for a number the course does not have).
+pub fn document_title(number: u32) -> String {
+    match catalogue::course().find(|(n, _)| *n == number) {
+        Some((n, title)) => format!("Demo {n}: {title} — Resilience Playground"),
+        None => "Resilience Playground".to_string(),
+    }
+}
+
+/// Sets the document's title to that of demo `number`.
+pub fn set_document_title(number: u32) {
+    document().set_title(&document_title(number));
+}
+
 /// The page's query string, as the address bar has it (with its `?`).
 pub fn current_query() -> String {
     web_sys::window()
@@ -81,5 +96,27 @@ pub fn replace_query(query: &str) {
             "",
             Some(&format!("?{query}")),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_page_has_its_own_title() {
+        assert_eq!(
+            document_title(5),
+            "Demo 5: Slow service, circuit breaker — Resilience Playground"
+        );
+        assert!(document_title(8).starts_with("Demo 8: Retries"));
+        assert!(document_title(9).starts_with("Demo 9: Jitter"));
+        assert_eq!(document_title(0), "Resilience Playground");
+        let titles: Vec<String> = catalogue::course()
+            .map(|(n, _)| document_title(n))
+            .collect();
+        for (i, t) in titles.iter().enumerate() {
+            assert!(!titles[..i].contains(t), "{t}");
+        }
     }
 }

@@ -15,6 +15,8 @@ pub struct UrlState {
     pub t: u32,
     /// The learner's select changes, oldest first.
     pub changes: Vec<ScriptedChange>,
+    /// The run's seed (which calls of a flaky service fail), when it is not the demo's.
+    pub seed: Option<u64>,
     /// Setting overrides as (Resilience4j name, text as typed); every name is one of the
     /// settings form's fields ([`settings_form::FIELDS`]).
     pub settings: Vec<(String, String)>,
@@ -56,9 +58,17 @@ impl UrlState {
                         }
                     }
                 }
+                "seed" => match value.parse::<u64>() {
+                    Ok(seed) => state.seed = Some(seed),
+                    Err(_) => problems.push(format!(
+                        "The seed “{value}” is not a whole number; the demo's seed is used."
+                    )),
+                },
                 "embed" => {}
                 // The text is read when the settings are applied, with a message per field.
                 name if settings_form::field(name).is_some() => state.settings.push((key, value)),
+                // A tracker's or a mailer's parameter is none of our business.
+                name if is_foreign(name, tick_demo_names()) => {}
                 _ => problems.push(format!("The parameter “{key}” is not known; it was ignored.")),
             }
         }
@@ -76,11 +86,93 @@ impl UrlState {
             let tokens: Vec<String> = self.changes.iter().flat_map(format_change).collect();
             parts.push(format!("changes={}", tokens.join(",")));
         }
+        if let Some(seed) = self.seed {
+            parts.push(format!("seed={seed}"));
+        }
         for (name, value) in &self.settings {
             parts.push(format!("{name}={}", encode(value)));
         }
         parts.join("&")
     }
+}
+
+/// The parameters every page of the course reads (`embed` is read by the embedding
+/// script, and ignored here).
+pub const PAGE_PARAMETERS: [&str; 2] = ["demo", "embed"];
+
+/// Every parameter a tick demo's link may hold.
+fn tick_demo_names() -> impl Iterator<Item = &'static str> {
+    PAGE_PARAMETERS
+        .into_iter()
+        .chain(["t", "changes", "seed"])
+        .chain(settings_form::FIELDS.iter().map(|f| f.name))
+}
+
+/// Parameters that trackers, mailers and social sites add to links they pass on.
+const FOREIGN_NAMES: [&str; 12] = [
+    "fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid", "yclid", "twclid", "igshid",
+    "mc_cid", "mc_eid", "ref",
+];
+
+/// Whether the link parameter `name` is someone else's rather than one of `ours` with a
+/// typo: such a parameter is ignored without a word, while a near miss of ours gets a
+/// notice. The one rule every page uses (the tick demos and the labs). A parameter is
+/// ours-like when it is one of ours written in another case or with `_` or `-`
+/// (`slidingwindowsize`), a letter or two away from one of ours (`demos`, `faliureRate…`),
+/// or written in Resilience4j's camelCase (`maxWaitDuration`); anything else (`utm_source`,
+/// `fbclid`, `colour`) is foreign.
+pub fn is_foreign<'a>(name: &str, ours: impl IntoIterator<Item = &'a str>) -> bool {
+    let lower = name.to_ascii_lowercase();
+    if lower.starts_with("utm_") || FOREIGN_NAMES.contains(&lower.as_str()) {
+        return true;
+    }
+    let camel_case = name.starts_with(|c: char| c.is_ascii_lowercase())
+        && name.contains(|c: char| c.is_ascii_uppercase())
+        && name.chars().all(|c| c.is_ascii_alphanumeric());
+    if camel_case {
+        return false;
+    }
+    let folded = fold(name);
+    !ours.into_iter().any(|own| {
+        let own = fold(own);
+        let allowed = match own.len() {
+            0..=3 => 0,
+            4..=7 => 1,
+            _ => 2,
+        };
+        folded == own || edits(&folded, &own) <= allowed
+    })
+}
+
+/// `name` in lower case without `_`, `-` or spaces.
+fn fold(name: &str) -> Vec<u8> {
+    name.bytes()
+        .filter(|b| !matches!(b, b'_' | b'-' | b' '))
+        .map(|b| b.to_ascii_lowercase())
+        .collect()
+}
+
+/// The edits (insert, delete, replace a byte, or swap two neighbours) that turn `a` into
+/// `b`. Names are short; a long one costs a little more time, never a panic.
+fn edits(a: &[u8], b: &[u8]) -> usize {
+    if a.len().abs_diff(b.len()) > 2 {
+        return 3;
+    }
+    // Three rows of the table: two back for a swap of neighbours.
+    let mut before: Vec<usize> = Vec::new();
+    let mut previous: Vec<usize> = (0..=b.len()).collect();
+    for i in 1..=a.len() {
+        let mut row = vec![i; b.len() + 1];
+        for j in 1..=b.len() {
+            let replace = previous[j - 1] + usize::from(a[i - 1] != b[j - 1]);
+            row[j] = replace.min(previous[j] + 1).min(row[j - 1] + 1);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                row[j] = row[j].min(before[j - 2] + 1);
+            }
+        }
+        before = std::mem::replace(&mut previous, row);
+    }
+    previous[b.len()]
 }
 
 /// Orders changes by the tick they take effect at, keeping the link's order within a tick.
@@ -198,7 +290,15 @@ mod tests {
                     behaviour: Some(Behaviour::Recovering { healthy_from: 9 }),
                     protection: None,
                 },
+                ScriptedChange {
+                    at: 5,
+                    behaviour: Some(Behaviour::Flaky {
+                        failure_percent: 30,
+                    }),
+                    protection: None,
+                },
             ],
+            seed: Some(12345),
             settings: vec![
                 ("waitDurationInOpenState".into(), "5s".into()),
                 ("failureRateThreshold".into(), "60 %".into()),
@@ -212,11 +312,43 @@ mod tests {
     #[test]
     fn bad_parameters_are_dropped_with_a_message() {
         let (state, problems) =
-            UrlState::parse("?demo=99&t=-3&changes=x.slow,2.sluggish,0.slow,3.slow&bogus=1&t=2");
+            UrlState::parse("?demo=99&t=-3&changes=x.slow,2.sluggish,0.slow,3.slow&demos=1&t=2");
         assert_eq!(state.demo, 1);
         assert_eq!(state.t, 2);
         assert_eq!(state.changes.len(), 1, "only 3.slow survives");
         assert_eq!(problems.len(), 6, "{problems:?}");
+    }
+
+    #[test]
+    fn other_peoples_parameters_are_ignored_without_a_word() {
+        let (state, problems) = UrlState::parse(
+            "demo=4&utm_source=x&utm_medium=email&UTM_Campaign=spring&fbclid=IwAR0&gclid=Cj0&colour=red&x=1&_ga=2.1&t=2",
+        );
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!((state.demo, state.t), (4, 2));
+        assert!(state.settings.is_empty() && state.changes.is_empty());
+        // Near misses of ours get a notice, each.
+        let (_, problems) = UrlState::parse(
+            "demos=4&T=2&change=2.slow&failureRateTreshold=60&sliding_window_size=3&maxWaitDuration=1s",
+        );
+        assert_eq!(problems.len(), 6, "{problems:?}");
+    }
+
+    #[test]
+    fn the_foreign_rule() {
+        let ours = ["demo", "t", "changes", "seed", "failureRateThreshold"];
+        let foreign = "utm_source utm_ fbclid gclid msclkid colour x ab ref seeds_and_more";
+        for name in foreign.split(' ').chain([""]) {
+            assert!(is_foreign(name, ours), "{name}");
+        }
+        let ours_like = "Demo DEMO demos dmeo T change seeds sede failure_rate_threshold \
+                         failureRateThresold maxWaitDuration newSetting";
+        for name in ours_like.split_whitespace() {
+            assert!(!is_foreign(name, ours), "{name}");
+        }
+        assert_eq!(edits(b"demo", b"dmeo"), 1);
+        assert_eq!(edits(b"", b"ab"), 2);
+        assert_eq!(edits(b"kitten", b"sitting"), 3);
     }
 
     #[test]
@@ -281,5 +413,27 @@ mod tests {
         );
         let too_late = format!("changes=2.recovering-{}", MAX_TICKS + 1);
         assert_eq!(UrlState::parse(&too_late).1.len(), 1);
+    }
+
+    #[test]
+    fn a_flaky_service_and_its_seed() {
+        let (state, problems) = UrlState::parse("demo=5&changes=1.flaky-30,3.flaky-101&seed=7");
+        assert_eq!(
+            problems.len(),
+            1,
+            "a share over 100 % is refused: {problems:?}"
+        );
+        assert_eq!(
+            state.changes[0].behaviour,
+            Some(Behaviour::Flaky {
+                failure_percent: 30
+            })
+        );
+        assert_eq!(state.seed, Some(7));
+        assert_eq!(state.to_query(), "demo=5&changes=1.flaky-30&seed=7");
+        for bad in ["seed=-1", "seed=x", "seed=", "seed=1.5"] {
+            let (state, problems) = UrlState::parse(bad);
+            assert_eq!((state.seed, problems.len()), (None, 1), "{bad}");
+        }
     }
 }

@@ -243,13 +243,16 @@ async fn an_invalid_setting_shows_a_message_and_does_not_change_the_run() {
     assert_eq!(failures, vec![1, 2, 2]);
     assert_eq!(states, ["CLOSED", "CLOSED", "OPEN"]);
 
-    // A valid change applies and restarts at t = 0.
+    // A valid change applies and keeps the learner's place: the run is played again with
+    // it up to t = 5 (the bulkhead's cap does not matter with the breaker alone).
     page.type_into("setting-failureRateThreshold", "50").await;
     page.type_into("setting-waitDurationInOpenState", "3s")
         .await;
     page.type_into("setting-maxConcurrentCalls", "2").await;
     page.click("apply-settings").await;
-    assert_eq!(page.text("tick-counter"), "0");
+    assert_eq!(page.text("tick-counter"), "5");
+    assert_eq!(page.text("payment-failures").trim(), "2");
+    assert!(page.text("settings-status").contains("t = 5"));
     assert!(page.text("error-failureRateThreshold").is_empty());
 }
 
@@ -370,4 +373,412 @@ async fn a_link_with_lab_parameters_restores_the_controls() {
         problems.contains("Clients calling at t = 0: must be between"),
         "{problems}"
     );
+}
+
+/// The comparison's rows as (protection, payments failed, threads after each tick, the
+/// classes of the tick cells), in the page's order.
+fn compare_rows(page: &Page) -> Vec<(String, u32, Vec<u32>, Vec<String>)> {
+    page.all("compare-row")
+        .iter()
+        .map(|row| {
+            let protection = row.get_attribute("data-protection").unwrap_or_default();
+            let failed = row
+                .query_selector("[data-testid='compare-payment-failures']")
+                .unwrap()
+                .and_then(|c| c.text_content())
+                .unwrap_or_default();
+            let cells = row.query_selector_all("td").unwrap();
+            let ticks: Vec<web_sys::Element> = (1..cells.length())
+                .filter_map(|i| cells.item(i))
+                .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+                .collect();
+            // A cell's number, without the words a screen reader hears after it.
+            let threads = ticks
+                .iter()
+                .map(|c| {
+                    let text = c.text_content().unwrap_or_default();
+                    let digits: String = text.chars().take_while(char::is_ascii_digit).collect();
+                    digits.parse().unwrap()
+                })
+                .collect();
+            let classes = ticks.iter().map(|c| c.class_name()).collect();
+            (protection, failed.trim().parse().unwrap(), threads, classes)
+        })
+        .collect()
+}
+
+/// Which row is marked as the learner's protection.
+fn current_compare_row(page: &Page) -> Vec<String> {
+    page.all("compare-row")
+        .iter()
+        .filter(|r| r.get_attribute("aria-current").as_deref() == Some("true"))
+        .filter_map(|r| r.get_attribute("data-protection"))
+        .collect()
+}
+
+/// Sets a number field and sends `change`, as leaving the field does.
+async fn set_field(page: &Page, testid: &str, value: &str) {
+    let input: HtmlInputElement = page.one(testid).unchecked_into();
+    input.set_value(value);
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    input
+        .dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap())
+        .unwrap();
+    leptos::task::tick().await;
+}
+
+#[wasm_bindgen_test]
+async fn compare_all_four_is_the_spec_table_and_follows_the_selects() {
+    let page = Page::open("demo=4").await;
+    assert!(page.all("compare-table").is_empty(), "closed until asked for");
+    page.click("compare-open").await;
+    assert_eq!(
+        page.one("compare-open").get_attribute("aria-expanded").as_deref(),
+        Some("true")
+    );
+    let rows = compare_rows(&page);
+    let summary: Vec<(String, u32, Vec<u32>)> =
+        rows.iter().map(|(p, f, t, _)| (p.clone(), *f, t.clone())).collect();
+    // The spec's table: slow recommendations, 6 ticks.
+    assert_eq!(
+        summary,
+        vec![
+            ("none".to_string(), 4, vec![2, 4, 6, 6, 6, 6]),
+            ("circuit_breaker".to_string(), 2, vec![2, 4, 6, 6, 4, 2]),
+            ("bulkhead".to_string(), 0, vec![2, 3, 3, 3, 3, 3]),
+            ("breaker_and_bulkhead".to_string(), 0, vec![2, 3, 3, 1, 0, 0]),
+        ]
+    );
+    // The breaker opens at t = 5 alone, at t = 4 with the bulkhead.
+    assert_eq!(rows[1].3, ["", "", "", "", "open", "open"]);
+    assert_eq!(rows[3].3, ["", "", "", "open", "open", "open"]);
+    assert_eq!(current_compare_row(&page), ["none"]);
+
+    // Another protection moves the mark, not the numbers; playing on does not change them.
+    page.choose("protection-select", "bulkhead").await;
+    assert_eq!(current_compare_row(&page), ["bulkhead"]);
+    play(&page, 2).await;
+    assert_eq!(compare_rows(&page), rows);
+
+    // A failing service (changed from t = 1 by Reset first): the breaker opens at t = 3 and
+    // is HALF_OPEN at t = 6 (Demo 1 and 3); a failing call frees its thread after a tick, so
+    // payment never goes without one.
+    page.click("reset").await;
+    page.choose("behaviour-select", "failing").await;
+    let rows = compare_rows(&page);
+    assert_eq!(rows[1].3, ["", "", "open", "open", "open", "half-open"]);
+    assert!(rows.iter().all(|r| r.1 == 0), "{rows:?}");
+}
+
+#[wasm_bindgen_test]
+async fn compare_follows_the_settings() {
+    let page = Page::open("demo=6").await;
+    page.click("compare-open").await;
+    assert_eq!(current_compare_row(&page), ["bulkhead"]);
+    // A bulkhead as wide as the pool protects nothing: its row becomes the spec's row
+    // without protection.
+    page.type_into("setting-maxConcurrentCalls", "6").await;
+    page.click("apply-settings").await;
+    let rows = compare_rows(&page);
+    assert_eq!(rows[2].0, "bulkhead");
+    assert_eq!((rows[2].1, rows[2].2.clone()), (4, vec![2, 4, 6, 6, 6, 6]));
+}
+
+#[wasm_bindgen_test]
+async fn choosing_flaky_runs_with_its_share_and_seed() {
+    let page = Page::open("demo=1").await;
+    page.choose("behaviour-select", "flaky").await;
+    let percent: HtmlInputElement = page.one("flaky-percent").unchecked_into();
+    assert_eq!(percent.value(), "30", "the engine's default share");
+    assert!(!page.one("flaky-percent").parent_element().unwrap().has_attribute("hidden"));
+    let (_, _, states) = play(&page, 10).await;
+    assert_eq!(states.len(), 10, "the breaker is drawn every tick");
+    assert!(!page.text("narration").is_empty());
+
+    // 100 %: Demo 1's failing service, OPEN at t = 3.
+    page.click("reset").await;
+    page.choose("behaviour-select", "flaky").await;
+    set_field(&page, "flaky-percent", "100").await;
+    let (threads, failures, states) = play(&page, 5).await;
+    assert_eq!(states, ["CLOSED", "CLOSED", "OPEN", "OPEN", "OPEN"]);
+    assert_eq!(threads[2..], [0, 0, 0], "refused calls take no thread");
+    assert_eq!(failures, vec![0; 5]);
+    page.click("compare-open").await;
+    assert_eq!(compare_rows(&page)[1].3[2], "open", "the comparison plays it too");
+
+    // 0 %: healthy, recommendations holds no thread into the next tick.
+    page.click("reset").await;
+    page.choose("behaviour-select", "flaky").await;
+    set_field(&page, "flaky-percent", "0").await;
+    let (threads, _, states) = play(&page, 6).await;
+    assert_eq!(threads, vec![0; 6]);
+    assert!(states.iter().all(|s| s == "CLOSED"), "{states:?}");
+
+    // A share over 100 % is refused with the engine's message.
+    set_field(&page, "flaky-percent", "150").await;
+    assert!(page.text("notice").contains("between 0 and 100"), "{}", page.text("notice"));
+}
+
+#[wasm_bindgen_test]
+async fn a_flaky_link_restores_its_share_and_seed() {
+    let page = Page::open("demo=5&changes=1.flaky-40&seed=7&t=4").await;
+    leptos::task::tick().await;
+    let percent: HtmlInputElement = page.one("flaky-percent").unchecked_into();
+    assert_eq!(percent.value(), "40");
+    let seed: HtmlInputElement = page.one("flaky-seed").unchecked_into();
+    assert_eq!(seed.value(), "7");
+    assert_eq!(page.text("tick-counter"), "4");
+    let select: HtmlSelectElement = page.one("behaviour-select").unchecked_into();
+    assert_eq!(select.value(), "flaky");
+}
+
+/// Demo 5 with minimumNumberOfCalls = 2, by the spec's rules (worked out tick by tick in
+/// crates/resilience-sim/tests/run_summary.rs): the payment of t = 3 finds no thread, the
+/// 2 timeouts of t = 4 fill the smaller window at 100 % and the breaker opens at t = 4;
+/// by t = 6 the last slow calls have timed out.
+#[wasm_bindgen_test]
+async fn what_happened_tells_the_learners_run() {
+    let page = Page::open("demo=5&minimumNumberOfCalls=2").await;
+    assert!(page.all("outcome").is_empty(), "told once the demo's ticks are played");
+    let (threads, failures, _) = play(&page, 6).await;
+    assert_eq!(threads, vec![2, 4, 6, 4, 2, 0]);
+    assert_eq!(failures, vec![0, 0, 1, 1, 1, 1]);
+    let outcome = page.text("outcome");
+    let figure = page.text("payment-failures");
+    assert!(
+        outcome.contains(&format!("{} payment failed (t = 3)", figure.trim())),
+        "{outcome}"
+    );
+    assert!(outcome.contains("At t = 4 the breaker opened"), "{outcome}");
+    assert!(outcome.contains("held 0 of the 6 worker threads"), "{outcome}");
+    assert!(!outcome.contains("t = 5 the breaker"), "{outcome}");
+    assert!(outcome.contains("The lesson"), "{outcome}");
+}
+
+#[wasm_bindgen_test]
+async fn someone_elses_parameters_get_no_notice() {
+    let page = Page::open("demo=4&utm_source=x&fbclid=abc").await;
+    assert!(page.one("notice").has_attribute("hidden"));
+    assert_eq!(page.text("notice").trim(), "Dismiss");
+    assert!(page.text("demo-heading").starts_with("Demo 4: "));
+    // A near miss of one of ours does get one.
+    let page = Page::open("demo=4&minimumNumberOfCall=2").await;
+    assert!(!page.one("notice").has_attribute("hidden"));
+    assert!(page.text("notice").contains("minimumNumberOfCall"));
+}
+
+#[wasm_bindgen_test]
+async fn a_protection_change_is_narrated_once() {
+    let page = Page::open("demo=4").await;
+    play(&page, 1).await;
+    // Chosen after t = 1, so it takes effect at t = 2.
+    page.choose("protection-select", "circuit_breaker").await;
+    assert!(!page.text("narration").contains("Change:"));
+    play(&page, 1).await;
+    let told = |page: &Page| page.text("narration").matches("Change:").count();
+    assert_eq!(told(&page), 1, "{}", page.text("narration"));
+    let live = page.text("narration-live");
+    assert!(
+        live.starts_with("t = 2. Change: protection is now circuit breaker."),
+        "{live}"
+    );
+    for _ in 3..=5 {
+        play(&page, 1).await;
+        assert_eq!(told(&page), 0, "{}", page.text("narration"));
+        assert!(!page.text("narration-live").contains("Change"));
+    }
+    // The list is read, not announced; the one-line summary is.
+    assert_eq!(page.one("narration").get_attribute("aria-live"), None);
+    assert_eq!(
+        page.one("narration-live").get_attribute("aria-live").as_deref(),
+        Some("polite")
+    );
+}
+
+#[wasm_bindgen_test]
+async fn every_page_has_its_own_title_and_demo_1_its_setup() {
+    let page = Page::open("demo=1").await;
+    assert_eq!(
+        document().title(),
+        "Demo 1: Errors trip the breaker — Resilience Playground"
+    );
+    let setup = page.text("setup");
+    for part in [
+        "6 worker threads",
+        "2 calls to recommendations",
+        "1 call to payment",
+        "after 3 ticks",
+    ] {
+        assert!(setup.contains(part), "{setup}");
+    }
+    page.click("next-demo").await;
+    assert_eq!(
+        document().title(),
+        "Demo 2: Half-open: it is back — Resilience Playground"
+    );
+    drop(page);
+    let _page = Page::open("demo=8").await;
+    assert!(
+        document().title().starts_with("Demo 8: "),
+        "{}",
+        document().title()
+    );
+}
+
+#[wasm_bindgen_test]
+async fn applying_settings_keeps_the_learners_place() {
+    let page = Page::open("demo=5").await;
+    play(&page, 4).await;
+    page.type_into("setting-minimumNumberOfCalls", "2").await;
+    page.click("apply-settings").await;
+    // Played again up to t = 4 with a minimum of 2: open since t = 4, one failed payment.
+    assert_eq!(page.text("tick-counter"), "4");
+    assert_eq!(page.text("payment-failures").trim(), "1");
+    assert_eq!(page.text("breaker-state"), "OPEN");
+    assert!(page.text("settings-status").contains("up to t = 4"));
+}
+
+// Sections 3 and 8 of issue 9: every demo shows its lesson; panels are patched, not redrawn.
+
+impl Page {
+    /// Elements under the page matching a CSS selector.
+    fn select(&self, selector: &str) -> Vec<web_sys::Element> {
+        let list = self.host.query_selector_all(selector).unwrap();
+        (0..list.length())
+            .filter_map(|i| list.item(i))
+            .filter_map(|n| n.dyn_into::<web_sys::Element>().ok())
+            .collect()
+    }
+}
+
+/// The panels' DOM written out with sorted attributes, comments left out: what a learner
+/// sees, whatever order the attributes were set in.
+fn canonical(node: &web_sys::Node, out: &mut String) {
+    let mut child = node.first_child();
+    while let Some(c) = child {
+        match c.node_type() {
+            web_sys::Node::TEXT_NODE => out.push_str(&c.node_value().unwrap_or_default()),
+            web_sys::Node::ELEMENT_NODE => {
+                let e: &web_sys::Element = c.unchecked_ref();
+                let mut names: Vec<String> = e
+                    .get_attribute_names()
+                    .iter()
+                    .filter_map(|v| v.as_string())
+                    .collect();
+                names.sort();
+                out.push('<');
+                out.push_str(&e.tag_name());
+                for name in names {
+                    let value = e.get_attribute(&name).unwrap_or_default();
+                    out.push_str(&format!(" {name}=\"{value}\""));
+                }
+                out.push('>');
+                canonical(&c, out);
+                out.push_str("</>");
+            }
+            _ => {}
+        }
+        child = c.next_sibling();
+    }
+}
+
+fn has_class(e: &web_sys::Element, class: &str) -> bool {
+    e.get_attribute("class")
+        .is_some_and(|c| c.split_whitespace().any(|w| w == class))
+}
+
+fn panels(page: &Page) -> String {
+    let mut out = String::new();
+    for panels in page.select(".panels") {
+        canonical(&panels, &mut out);
+    }
+    out
+}
+
+/// A panel patched tick by tick (texts and attributes in place, or a template walked when
+/// its shape changed) ends up as the same DOM as the panel drawn once from a link.
+#[wasm_bindgen_test]
+async fn panels_patched_tick_by_tick_match_panels_drawn_at_once() {
+    for (demo, ticks) in [(1, 11), (2, 7), (4, 5), (6, 8), (7, 12)] {
+        let page = Page::open(&format!("demo={demo}")).await;
+        play(&page, ticks).await;
+        let patched = panels(&page);
+        drop(page);
+        let page = Page::open(&format!("demo={demo}&t={ticks}")).await;
+        assert_eq!(panels(&page), patched, "demo {demo} at t = {ticks}");
+    }
+}
+
+/// Demo 2, t = 6: OPEN -> HALF_OPEN -> CLOSED in one tick, drawn as two numbered arrows,
+/// listed in order, with the two trials that decided.
+#[wasm_bindgen_test]
+async fn demo_2_draws_the_path_of_its_sixth_tick() {
+    let page = Page::open("demo=2&t=5").await;
+    page.click("next-tick").await;
+    let steps: Vec<String> = page
+        .select("[data-testid=breaker-path] li")
+        .iter()
+        .map(|li| li.text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    assert!(steps[0].starts_with("OPEN → HALF_OPEN"), "{steps:?}");
+    assert!(steps[1].starts_with("HALF_OPEN → CLOSED"), "{steps:?}");
+    let badges: Vec<String> = page
+        .select(".step-badge.shown text")
+        .iter()
+        .map(|t| t.text_content().unwrap_or_default())
+        .collect();
+    assert_eq!(badges.len(), 2);
+    assert_eq!(page.select(".edge.taken").len(), 2);
+    assert_eq!(page.select("[data-testid=trials] .cell.success").len(), 2);
+    assert_eq!(page.text("breaker-state"), "CLOSED");
+    // The next tick has no path.
+    page.click("next-tick").await;
+    assert!(page.select("[data-testid=breaker-path] li").is_empty());
+    assert!(page.select(".step-badge.shown").is_empty());
+}
+
+/// Demo 6, t = 3: no breaker panel; the bulkhead's compartments, recommendations' full
+/// with its two calls of the tick refused at the wall.
+#[wasm_bindgen_test]
+async fn demo_6_draws_the_bulkhead_not_an_empty_breaker() {
+    let page = Page::open("demo=6&t=3").await;
+    let breaker = &page.select("section.breaker")[0];
+    assert!(breaker.has_attribute("hidden"));
+    assert!(page.all("breaker-state").is_empty());
+    let permits = page.select("[data-owner=recommendations] [data-testid=permit-cell]");
+    assert_eq!(permits.len(), 3);
+    assert!(permits.iter().all(|p| has_class(p, "in-use")));
+    assert_eq!(
+        page.select("[data-owner=recommendations] .bounced-call:not(.empty)")
+            .len(),
+        2
+    );
+    // A breaker added mid-run brings the panel back.
+    page.choose("protection-select", "breaker_and_bulkhead").await;
+    page.click("next-tick").await;
+    assert!(!page.select("section.breaker")[0].has_attribute("hidden"));
+}
+
+/// Demo 7, t = 4: the window that opened the breaker says which failures were the
+/// bulkhead's refusals and which were timeouts.
+#[wasm_bindgen_test]
+async fn demo_7_window_tells_bulkhead_refusals_from_timeouts() {
+    let page = Page::open("demo=7&t=4").await;
+    let kinds: Vec<&str> = page
+        .select("[data-testid=window] .cell")
+        .iter()
+        .map(|c| {
+            if has_class(c, "bulkhead") {
+                "bulkhead"
+            } else if has_class(c, "timeout") {
+                "timeout"
+            } else {
+                "other"
+            }
+        })
+        .collect();
+    assert_eq!(kinds, ["bulkhead", "bulkhead", "timeout", "timeout"]);
+    assert!(page.text("window-why").contains("BulkheadFullException"));
 }

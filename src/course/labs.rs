@@ -15,7 +15,7 @@ use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 use crate::components::{message, ControlBinding, ControlList, LabState, Problems};
 use crate::course::{lab_text, LabText};
 use crate::nav::{current_query, replace_query, Location};
-use crate::url_state::{encode, query_pairs};
+use crate::url_state::{encode, is_foreign, query_pairs, PAGE_PARAMETERS};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 
 /// Opens the lab of `info` on the page's address.
@@ -32,10 +32,13 @@ pub fn LabPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     }
 }
 
-/// The session the address asks for, and a message per parameter it could not use.
+/// The session the address asks for, and a message per parameter of ours it could not
+/// use (someone else's parameters, such as `utm_source`, are ignored without a word).
 pub fn open_from_link<L: LabModel>(query: &str) -> (LabSession<L>, Vec<String>) {
+    let controls = || L::controls().iter().map(|c| c.name);
     let pairs: Vec<(String, String)> = query_pairs(query)
-        .filter(|(name, _)| !matches!(name.as_str(), "demo" | "embed"))
+        .filter(|(name, _)| !PAGE_PARAMETERS.contains(&name.as_str()))
+        .filter(|(name, _)| !is_foreign(name, PAGE_PARAMETERS.into_iter().chain(controls())))
         .collect();
     let (session, problems) =
         LabSession::<L>::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
@@ -96,6 +99,7 @@ pub fn LabFrame(
         " · retry lab",
         text.map(|t| Guide {
             intro: t.intro,
+            setup: None,
             watch: t.watch,
             predict: t.predict,
         }),
@@ -152,8 +156,9 @@ mod tests {
 
     #[test]
     fn what_a_link_cannot_use_is_named_by_the_controls_label() {
-        let (session, problems) =
-            open_from_link::<JitterLab>("demo=9&clients=0&mode=%3Cb%3E&seed=3&colour=red");
+        let (session, problems) = open_from_link::<JitterLab>(
+            "demo=9&clients=0&mode=%3Cb%3E&seed=3&seeds=red&utm_source=x&colour=red",
+        );
         assert_eq!(session.config().config.seed, 3);
         assert_eq!(problems.len(), 3, "{problems:?}");
         assert!(
@@ -166,8 +171,9 @@ mod tests {
             "{}",
             problems[1]
         );
+        // A near miss of a control is named; someone else's parameters are not.
         assert!(
-            problems[2].starts_with("colour: is not a control"),
+            problems[2].starts_with("seeds: is not a control"),
             "{}",
             problems[2]
         );

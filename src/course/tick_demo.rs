@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use leptos::ev;
 use leptos::prelude::*;
-use resilience_sim::model::tick::{Behaviour, Protection};
+use resilience_sim::model::tick::{Behaviour, Protection, FLAKY_DEFAULT_PERCENT};
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
@@ -15,19 +15,29 @@ use crate::nav::{replace_query, Location};
 use crate::settings_form::SettingsDraft;
 use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
-use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, Html};
-use crate::views::narration::{Narration, Tally};
+use crate::views::compare::ComparePanel;
+use crate::views::html::{
+    act, aria_bool, change, click, effect, live, live_attr, live_html, Html,
+};
+use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
 /// The behaviour select's options: one per kind of the engine's behaviour, by its name,
-/// with what it does. A recovery's tick has its own field, so its tick here is a stand-in.
-const BEHAVIOURS: [(Behaviour, &str); 4] = [
+/// with what it does. A recovery's tick has its own field, so its tick here is a stand-in;
+/// a flaky service starts at the engine's default share, with its own field too.
+const BEHAVIOURS: [(Behaviour, &str); 5] = [
     (Behaviour::Healthy, "healthy"),
     (Behaviour::Slow, "slow (never answers in time)"),
     (Behaviour::Failing, "failing (errors after 1 tick)"),
     (Behaviour::Recovering { healthy_from: 0 }, "recovering"),
+    (
+        Behaviour::Flaky {
+            failure_percent: FLAKY_DEFAULT_PERCENT,
+        },
+        "flaky (some calls fail at random)",
+    ),
 ];
 
 /// Play speeds: milliseconds between ticks.
@@ -60,25 +70,38 @@ fn open_session(initial: &UrlState, problems: &mut Vec<String>) -> (TickSession,
             )
             .and_then(|(b, h)| session.apply_settings(b, h).map_err(|e| vec![e]));
         match applied {
-            Ok(()) => draft = linked,
+            Ok(_) => draft = linked,
             Err(errors) => problems.extend(errors.iter().map(|e| {
                 format!("The link's setting {e} — the demo's settings are used instead.")
             })),
         }
     }
+    if let Some(seed) = initial.seed {
+        session.set_seed(seed);
+    }
     session.restore(initial.changes.clone(), initial.t);
     (session, draft)
 }
 
-/// The link that reproduces what the learner sees.
-fn url_of(demo: u32, session: &TickSession, draft: &SettingsDraft) -> UrlState {
+/// The link that reproduces what the learner sees: the settings the run is played with
+/// (applied, so valid), never the text still being typed into the form.
+fn url_of(demo: u32, session: &TickSession) -> UrlState {
     let original = session.original();
     let original_draft =
         SettingsDraft::from_configs(&original.tick.circuit_breaker, &original.tick.bulkhead);
+    let played = &session.scenario().tick;
+    let draft = SettingsDraft::from_configs(&played.circuit_breaker, &played.bulkhead);
     UrlState {
         demo,
         t: session.tick(),
         changes: session.changes().to_vec(),
+        // Written whenever it decides something (a flaky service) or is not the demo's.
+        seed: (session.seed() != original.seed
+            || session
+                .changes()
+                .iter()
+                .any(|c| matches!(c.behaviour, Some(Behaviour::Flaky { .. }))))
+        .then_some(session.seed()),
         settings: draft.differences(&original_draft),
     }
 }
@@ -103,6 +126,8 @@ pub fn TickDemo(
     let playing = RwSignal::new(false);
     let speed = RwSignal::new(SPEEDS[1].0);
 
+    let outcome_box = NodeRef::<leptos::html::Div>::new();
+
     // Intents: each is one call on the session.
     let next_tick = move || act(session, &mut |s| s.next_tick());
     let step_back = move || act(session, &mut |s| s.step_back());
@@ -117,9 +142,7 @@ pub fn TickDemo(
     // Chromium, half of a Next Tick's budget, and Play or a run of keypresses needs only
     // the last address.
     effect(move || {
-        let query = session
-            .with(|s| draft.with(|d| url_of(demo_number, s, d)))
-            .to_query();
+        let query = session.with(|s| url_of(demo_number, s)).to_query();
         if let Ok(handle) =
             set_timeout_with_handle(move || replace_query(&query), Duration::from_millis(200))
         {
@@ -127,12 +150,19 @@ pub fn TickDemo(
         }
     });
 
-    // Play: one tick per interval until paused, or the page goes away (the cleanup runs
-    // before each new run of the effect and when the page is dropped).
+    // Play: one tick per interval until paused, the demo's last tick (Next Tick goes on for
+    // those who want more), or the page goes away (the cleanup runs before each new run of
+    // the effect and when the page is dropped).
+    let play_tick = move || {
+        next_tick();
+        if session.with_untracked(|s| s.tick()) == info.ticks {
+            playing.set(false);
+        }
+    };
     effect(move || {
         if playing.get() {
             let every = Duration::from_millis(u64::from(speed.get()));
-            if let Ok(handle) = set_interval_with_handle(next_tick, every) {
+            if let Ok(handle) = set_interval_with_handle(play_tick, every) {
                 on_cleanup(move || handle.clear());
             }
         }
@@ -172,6 +202,10 @@ pub fn TickDemo(
         Behaviour::Recovering { healthy_from } => Some(healthy_from),
         _ => None,
     };
+    let flaky_percent = move || match selects().0 {
+        Behaviour::Flaky { failure_percent } => Some(failure_percent),
+        _ => None,
+    };
 
     let on_behaviour = move |ev: ev::Event| {
         let value = event_target_value(&ev);
@@ -199,6 +233,24 @@ pub fn TickDemo(
             "“Healthy from” must be a tick number from 0 to {MAX_TICKS}, such as 6."
         )]),
     };
+    // The engine says which shares are allowed; the page passes on its message.
+    let on_flaky_percent = move |ev: ev::Event| {
+        let typed = event_target_value(&ev).trim().parse::<u32>();
+        let checked = typed
+            .map(|failure_percent| Behaviour::Flaky { failure_percent })
+            .map_err(|_| "must be a whole number".to_string())
+            .and_then(|b| b.validate().map(|()| b).map_err(|e| e.message));
+        match checked {
+            Ok(b) => act(session, &mut |s| s.set_behaviour(b)),
+            Err(why) => notice.set(vec![format!("“% of calls fail” {why}, such as 30.")]),
+        }
+    };
+    let on_seed = move |ev: ev::Event| match event_target_value(&ev).trim().parse::<u64>() {
+        Ok(seed) => act(session, &mut |s| s.set_seed(seed)),
+        Err(_) => notice.set(vec![
+            "The seed must be a whole number, such as 7.".to_string()
+        ]),
+    };
     let on_speed = move |ev: ev::Event| {
         if let Ok(ms) = event_target_value(&ev).parse::<u32>() {
             if SPEEDS.iter().any(|(s, _)| *s == ms) {
@@ -217,12 +269,17 @@ pub fn TickDemo(
         });
         h
     });
-    let outcome_html = live(move || {
+    // Patched, not rewritten: after the demo's end each tick changes a number or two.
+    let outcome_html = live_html(move || {
         let mut h = String::new();
         if let Some(t) = text.filter(|_| tick() >= info.ticks) {
-            h.raw("<section class=\"outcome\" data-testid=\"outcome\" aria-labelledby=\"outcome-heading\"><h2 id=\"outcome-heading\">What happened</h2><p>")
-                .text(t.outcome)
-                .raw("</p><p class=\"lesson\"><strong>The lesson: </strong>")
+            // Written from the learner's own run: the engine's facts, our sentences.
+            let summary = session.with(|s| s.model().summary());
+            h.raw("<section class=\"outcome\" data-testid=\"outcome\" aria-labelledby=\"outcome-heading\"><h2 id=\"outcome-heading\">What happened</h2>");
+            for paragraph in course::outcome::what_happened(&info, &summary) {
+                h.raw("<p>").text(&paragraph).raw("</p>");
+            }
+            h.raw("<p class=\"lesson\"><strong>The lesson: </strong>")
                 .text(t.lesson)
                 .raw("</p></section>");
         }
@@ -231,7 +288,13 @@ pub fn TickDemo(
 
     view! {
         <article class="tick-demo" aria-labelledby="demo-heading">
-            <PageHeader html=header_html(info.number, info.title, "", text.map(|t| Guide { intro: t.intro, watch: t.watch, predict: t.predict })) />
+            // Demo 1 opens with the setup in one glance, read from the engine's world
+            // (threads, calls, timeout); the later demos keep the screen for the evidence.
+            <PageHeader html={
+                let setup = session.with_untracked(|s| course::outcome::setup_sentence(&s.scenario().tick.world));
+                let setup = (info.number == 1).then_some(setup.as_str());
+                header_html(info.number, info.title, "", text.map(|t| Guide { intro: t.intro, setup, watch: t.watch, predict: t.predict }))
+            } />
 
             // Always in the page (a status region is announced when its content changes),
             // hidden while there is nothing to say.
@@ -257,13 +320,32 @@ pub fn TickDemo(
                             prop:value=live(move || recovering_from().unwrap_or(0).to_string())
                             on:change=change(on_recovery_tick) />
                     </label>
+                    <label class="flaky-percent" hidden=live_attr(move || flaky_percent().is_none().then_some(""))>
+                        <span>"% of calls fail"</span>
+                        <input type="number" min="0" max="100" inputmode="numeric" data-testid="flaky-percent"
+                            prop:value=live(move || flaky_percent().unwrap_or(FLAKY_DEFAULT_PERCENT).to_string())
+                            on:change=change(on_flaky_percent) />
+                    </label>
+                    // Which calls fail is drawn from the seed: the same seed, the same run.
+                    <label class="flaky-seed" hidden=live_attr(move || flaky_percent().is_none().then_some(""))>
+                        <span>"seed"</span>
+                        <input type="number" min="0" inputmode="numeric" data-testid="flaky-seed"
+                            prop:value=live(move || session.with(|s| s.seed()).to_string())
+                            on:change=change(on_seed) />
+                    </label>
                     <label>
                         <span>"Protection"</span>
                         // The options go in before the value is set, so the value finds its option.
                         <select data-testid="protection-select" on:change=change(on_protection) inner_html=protection_options()
                             prop:value=live(move || selects().1.name().to_string())></select>
                     </label>
+                    <p class="keys">"Keys: N or Space next tick, B back, R reset, P play/pause."</p>
                 </div>
+            </section>
+
+            // Only the buttons stay in view while the page scrolls: on a phone the whole
+            // control block would take a third of the screen.
+            <div class="transport" role="group" aria-label="Step through the demo">
                 <div class="buttons">
                     <button type="button" class="primary" data-testid="next-tick" on:click=click(move |_| next_tick())
                         aria-keyshortcuts="N Space">"Next tick"</button>
@@ -284,19 +366,30 @@ pub fn TickDemo(
                         <span class="of">{format!(" (demo: {} ticks)", info.ticks)}</span>
                     </p>
                 </div>
-                <p class="keys">"Keys: N or Space next tick, B back, R reset, P play/pause."</p>
-            </section>
+                <TickSummary session=session />
+                // Where the learner is looking when the demo's story is complete.
+                <a href="#outcome" class="demo-done" data-testid="demo-done"
+                    hidden=live_attr(move || (tick() < info.ticks).then_some(""))
+                    on:click=click(move |e| {
+                        e.prevent_default();
+                        if let Some(outcome) = outcome_box.get() {
+                            let _ = outcome.focus();
+                            outcome.scroll_into_view();
+                        }
+                    })>"Demo done: read what happened ↓"</a>
+            </div>
 
             <div class="panels">
                 <ThreadPool session=session />
                 <BreakerPanel session=session />
             </div>
+            <ComparePanel session=session />
             <div class="panels">
                 <Narration session=session />
                 <Tally session=session />
             </div>
 
-            <div inner_html=outcome_html></div>
+            <div class="outcome-box" id="outcome" tabindex="-1" node_ref=outcome_box inner_html=outcome_html></div>
 
             <SettingsPanel session=session draft=draft errors=field_errors />
 
@@ -342,4 +435,29 @@ fn speed_options() -> String {
             .raw("</option>");
     }
     h
+}
+
+#[cfg(test)]
+mod link_tests {
+    use super::*;
+
+    #[test]
+    fn the_link_holds_the_applied_settings_and_never_a_draft() {
+        let (state, problems) = UrlState::parse("demo=5&minimumNumberOfCalls=2&t=6");
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut problems = Vec::new();
+        let (mut session, mut draft) = open_session(&state, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        assert_eq!(url_of(5, &session).to_query(), "demo=5&t=6&minimumNumberOfCalls=2");
+        // Text typed but not applied (here, not even valid) stays out of the link.
+        draft.set("failureRateThreshold", "150".into()).unwrap();
+        draft.set("slidingWindowSize", "four".into()).unwrap();
+        assert_eq!(url_of(5, &session).to_query(), "demo=5&t=6&minimumNumberOfCalls=2");
+        // An invalid link setting is reported and left out, and so is it from the link.
+        let (state, _) = UrlState::parse("demo=5&failureRateThreshold=150&t=2");
+        let mut problems = Vec::new();
+        (session, _) = open_session(&state, &mut problems);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert_eq!(url_of(5, &session).to_query(), "demo=5&t=2");
+    }
 }

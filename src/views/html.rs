@@ -19,6 +19,8 @@ use leptos::ev;
 use leptos::prelude::*;
 use resilience_sim::scenario::session::TickSession;
 
+use super::morph::Patched;
+
 /// Writing HTML into a `String`, chained: `h.raw("<p>").text(name).raw("</p>")`.
 pub trait Html {
     /// Markup, written as is. `'static`: a literal of this crate (or a choice between
@@ -58,13 +60,30 @@ impl Html for String {
 }
 
 /// A panel's HTML, drawn from the session by `draw` whenever the session changes; the page
-/// is written only when the text differs.
-pub fn panel(session: RwSignal<TickSession>, draw: fn(&TickSession, &mut String)) -> Live {
-    live(move || {
+/// is written only when the text differs, and then patched where it differs rather than
+/// rewritten ([`Patched`]: a tick changes a few numbers, not the whole panel).
+pub fn panel(session: RwSignal<TickSession>, draw: fn(&TickSession, &mut String)) -> LivePanel {
+    LivePanel(Box::new(move || {
         let mut html = String::with_capacity(1024);
         session.with(|s| draw(s, &mut html));
-        html
-    })
+        Patched(html)
+    }))
+}
+
+/// A panel's HTML kept in step with the page, boxed like [`Live`].
+pub struct LivePanel(Box<dyn FnMut() -> Patched + Send>);
+
+/// Like [`live`], for HTML that is patched into the page where it changed (see [`panel`]).
+pub fn live_html(mut value: impl FnMut() -> String + Send + 'static) -> LivePanel {
+    LivePanel(Box::new(move || Patched(value())))
+}
+
+impl IntoAttributeValue for LivePanel {
+    type Output = Box<dyn FnMut() -> Patched + Send>;
+
+    fn into_attribute_value(self) -> Self::Output {
+        self.0
+    }
 }
 
 /// A value kept in step with the page: text, an attribute, a property or a panel's HTML.

@@ -3,7 +3,9 @@
 
 pub mod breaker;
 pub mod chart;
+pub mod compare;
 pub mod html;
+pub mod morph;
 pub mod narration;
 pub mod page;
 pub mod settings;

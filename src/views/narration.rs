@@ -1,18 +1,43 @@
-//! The last tick in plain words (read out by screen readers), and the running tally.
+//! The last tick in plain words, and the running tally. A screen reader hears one line per
+//! tick (the live region holds only the latest tick's summary); the full list of the
+//! tick's events is there to read, but not announced.
 
 use leptos::prelude::*;
+use resilience_sim::model::tick::{Dependency, Refusal, TickEvent};
 use resilience_sim::scenario::session::TickSession;
+use resilience_sim::Outcome;
 
-use super::html::{panel, Html};
+use super::html::{live, panel, Html};
 
 #[component]
 pub fn Narration(session: RwSignal<TickSession>) -> impl IntoView {
-    // The live region itself stays in the page; only its content is replaced.
     view! {
         <section class="panel narration" aria-labelledby="narration-heading">
             <h2 id="narration-heading">"What happened in this tick"</h2>
-            <div aria-live="polite" aria-atomic="true" data-testid="narration" inner_html=panel(session, draw_narration) />
+            <div data-testid="narration" inner_html=panel(session, draw_narration) />
         </section>
+    }
+}
+
+/// The latest tick in one line, in the transport bar where the learner's eyes are: the
+/// page's live region (a screen reader hears this line once per tick, not the whole list).
+#[component]
+pub fn TickSummary(session: RwSignal<TickSession>) -> impl IntoView {
+    // The live region stays in the page; only its text is replaced, once per tick.
+    let latest = live(move || {
+        session.with(|s| {
+            let m = s.model();
+            let threads = m.config().world.threads;
+            tick_line(
+                m.tick(),
+                m.last_events(),
+                m.threads_held_by(Dependency::Recommendations),
+                threads,
+            )
+        })
+    });
+    view! {
+        <p class="tick-summary" aria-live="polite" aria-atomic="true" data-testid="narration-live">{latest}</p>
     }
 }
 
@@ -29,6 +54,66 @@ fn draw_narration(s: &TickSession, h: &mut String) {
         h.raw("<li>").text(&event.narrate()).raw("</li>");
     }
     h.raw("</ol>");
+}
+
+/// Tick `t` in one line, for the live region: what changed, what the breaker did, what
+/// failed or was refused, and the threads recommendations holds after it.
+pub fn tick_line(
+    t: u32,
+    events: &[TickEvent],
+    recommendations_threads: u32,
+    threads: u32,
+) -> String {
+    if t == 0 {
+        return "t = 0: nothing has happened yet.".to_string();
+    }
+    let mut line = format!("t = {t}.");
+    let (mut timed_out, mut errors, mut payments_failed) = (0u32, 0u32, 0u32);
+    let (mut by_breaker, mut by_bulkhead, mut no_thread) = (0u32, 0u32, 0u32);
+    for event in events {
+        match event {
+            TickEvent::SettingChanged { .. } => {
+                line.push(' ');
+                line.push_str(&event.narrate());
+            }
+            TickEvent::BreakerTransition { from, to } => {
+                line.push_str(&format!(" Breaker: {} → {}.", from.as_str(), to.as_str()));
+            }
+            TickEvent::Completed { outcome, .. } if *outcome == Outcome::ReadTimeout => {
+                timed_out += 1
+            }
+            TickEvent::Completed { outcome, .. } if !outcome.is_success() => errors += 1,
+            TickEvent::Refused { reason, .. } => match reason {
+                Refusal::CallNotPermitted => by_breaker += 1,
+                Refusal::BulkheadFull => by_bulkhead += 1,
+                Refusal::NoFreeThread => no_thread += 1,
+            },
+            TickEvent::PaymentFailed { .. } => payments_failed += 1,
+            _ => {}
+        }
+    }
+    let counts = [
+        (timed_out, "timed out"),
+        (errors, "failed with an error"),
+        (by_breaker, "refused by the breaker"),
+        (by_bulkhead, "refused by the bulkhead"),
+        (no_thread, "found no free thread"),
+    ];
+    for (n, what) in counts {
+        if n > 0 {
+            let calls = if n == 1 { "call" } else { "calls" };
+            line.push_str(&format!(" {n} {calls} {what}."));
+        }
+    }
+    match payments_failed {
+        0 => {}
+        1 => line.push_str(" 1 payment failed."),
+        n => line.push_str(&format!(" {n} payments failed.")),
+    }
+    line.push_str(&format!(
+        " Recommendations holds {recommendations_threads} of {threads} threads."
+    ));
+    line
 }
 
 #[component]
@@ -71,5 +156,57 @@ fn draw_tally(s: &TickSession, h: &mut String) {
     ];
     for (head, value) in rows {
         h.raw(head).num(value.into()).raw("</dd></div>");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resilience_sim::model::tick::Protection;
+    use resilience_sim::scenario::catalogue;
+
+    fn line_of(s: &TickSession) -> String {
+        let m = s.model();
+        tick_line(
+            m.tick(),
+            m.last_events(),
+            m.threads_held_by(Dependency::Recommendations),
+            m.config().world.threads,
+        )
+    }
+
+    #[test]
+    fn one_line_per_tick() {
+        let mut s = TickSession::new(catalogue::demo(5).unwrap().scenario()).unwrap();
+        assert_eq!(line_of(&s), "t = 0: nothing has happened yet.");
+        // Spec, Demo 5 at t = 5: the 2 calls of t = 2 time out, the window holds 4
+        // failures and the breaker opens; both new calls are refused, payment gets a thread;
+        // recommendations holds the 4 calls of t = 3 and 4.
+        s.go_to(5);
+        assert_eq!(
+            line_of(&s),
+            "t = 5. Breaker: CLOSED → OPEN. 2 calls timed out. 2 calls refused by the breaker. Recommendations holds 4 of 6 threads."
+        );
+        // t = 3: all 6 threads held, payment finds none.
+        s.go_to(3);
+        assert_eq!(
+            line_of(&s),
+            "t = 3. 1 call found no free thread. 1 payment failed. Recommendations holds 6 of 6 threads."
+        );
+    }
+
+    #[test]
+    fn a_change_is_told_once_at_the_tick_it_takes_effect() {
+        let mut s = TickSession::new(catalogue::demo(4).unwrap().scenario()).unwrap();
+        s.go_to(2);
+        s.set_protection(Protection::CircuitBreaker);
+        s.next_tick();
+        assert!(
+            line_of(&s).starts_with("t = 3. Change: protection is now circuit breaker."),
+            "{}",
+            line_of(&s)
+        );
+        s.next_tick();
+        assert!(!line_of(&s).contains("Change"), "{}", line_of(&s));
     }
 }

@@ -12,6 +12,8 @@ use crate::nav::{DemoLink, Location};
 /// `course::LabText`).
 pub struct Guide<'a> {
     pub intro: &'a str,
+    /// The setup in one glance, under the introduction (the tick demos: their world).
+    pub setup: Option<&'a str>,
     pub watch: &'a str,
     pub predict: &'a str,
 }
@@ -31,9 +33,13 @@ pub fn header_html(number: u32, title: &str, kind: &'static str, guide: Option<G
         .text(title)
         .raw("</h1>");
     if let Some(g) = guide {
-        h.raw("<p class=\"intro\">")
-            .text(g.intro)
-            .raw("</p><dl class=\"demo-guide\"><dt>Watch</dt><dd>")
+        h.raw("<p class=\"intro\">").text(g.intro).raw("</p>");
+        if let Some(setup) = g.setup {
+            h.raw("<p class=\"setup\" data-testid=\"setup\">")
+                .text(setup)
+                .raw("</p>");
+        }
+        h.raw("<dl class=\"demo-guide\"><dt>Watch</dt><dd>")
             .text(g.watch)
             .raw("</dd><dt>Predict</dt><dd data-testid=\"predict\">")
             .text(g.predict)

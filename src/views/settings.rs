@@ -24,16 +24,22 @@ pub fn SettingsPanel(
         match result {
             Ok(configs) => {
                 let mut configs = Some(configs);
-                let mut applied = Ok(());
+                let mut applied = Ok(0);
                 act(session, &mut |s| {
                     if let Some((breaker, bulkhead)) = configs.take() {
                         applied = s.apply_settings(breaker, bulkhead);
                     }
                 });
                 match applied {
-                    Ok(()) => {
+                    Ok(0) => {
                         errors.set(Vec::new());
-                        status.set("Settings applied; the demo restarted at t = 0.".into());
+                        status.set("Settings applied, from t = 0.".into());
+                    }
+                    Ok(t) => {
+                        errors.set(Vec::new());
+                        status.set(format!(
+                            "Settings applied: the run was played again with them from t = 0 up to t = {t}, where you were."
+                        ));
                     }
                     Err(e) => {
                         errors.set(vec![e]);
@@ -61,7 +67,7 @@ pub fn SettingsPanel(
     view! {
         <details class="panel settings">
             <summary>"Settings (Resilience4j names)"</summary>
-            <p class="muted">"One tick is one second of virtual time. Applying settings restarts the demo at t = 0."</p>
+            <p class="muted">"One tick is one second of virtual time. Applying settings plays the run again with them, up to the tick you are at."</p>
             <form class="settings-form" on:submit=move |ev| { ev.prevent_default(); apply(); }>
                 {FIELDS.iter().map(|field| {
                     let name = field.name;

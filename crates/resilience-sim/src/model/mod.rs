@@ -3,4 +3,6 @@
 
 pub mod amplification;
 pub mod jitter;
+pub mod summary;
 pub mod tick;
+pub mod window_log;

@@ -26,14 +26,20 @@
 
 use std::collections::VecDeque;
 
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, ConfigError};
+pub use crate::model::summary::TransitionReason;
+use crate::model::summary::{BreakerWatch, RunFacts, RunSummary};
 use crate::outcome::Outcome;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
-    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, SlidingWindowType, State,
+    CircuitBreaker, CircuitBreakerConfig, SlidingWindowType, State,
 };
+use crate::model::window_log::WindowLog;
+pub use crate::model::window_log::{TrialVerdict, WindowEntry};
 use crate::scenario::MAX_TICKS;
 use crate::Millis;
 
@@ -69,54 +75,88 @@ pub enum Behaviour {
     Failing,
     /// Failing for calls sent before `healthy_from`, healthy from that tick on.
     Recovering { healthy_from: u32 },
+    /// Intermittent errors: each call fails like `Failing` with probability
+    /// `failure_percent` %, else answers like `Healthy`. The draw is the run's seed and the
+    /// call's number, so a replay (a step back, a link) sees the same calls fail.
+    Flaky { failure_percent: u32 },
 }
+
+/// The share of failing calls a flaky service starts with when the learner picks it.
+pub const FLAKY_DEFAULT_PERCENT: u32 = 30;
 
 impl Behaviour {
     /// What a recommendations call sent at tick `sent` does: (ticks until it ends, outcome).
-    fn call_plan(self, sent: u32, timeout_ticks: u32) -> (u32, Outcome) {
+    /// `call` and `seed` decide a flaky call's luck.
+    fn call_plan(self, sent: u32, timeout_ticks: u32, call: u64, seed: u64) -> (u32, Outcome) {
         match self {
             Behaviour::Healthy => (0, Outcome::Success),
             Behaviour::Slow => (timeout_ticks, Outcome::ReadTimeout),
             Behaviour::Failing => (1, Outcome::Http5xx),
             Behaviour::Recovering { healthy_from } if sent >= healthy_from => (0, Outcome::Success),
             Behaviour::Recovering { .. } => (1, Outcome::Http5xx),
+            Behaviour::Flaky { failure_percent }
+                if flaky_call_fails(seed, call, failure_percent) =>
+            {
+                (1, Outcome::Http5xx)
+            }
+            Behaviour::Flaky { .. } => (0, Outcome::Success),
         }
     }
 
-    /// The behaviour's kind, without the tick a recovery carries: `healthy`, `slow`,
-    /// `failing` or `recovering` (the select's values).
+    /// A behaviour a scenario may hold: a flaky share is a percentage.
+    pub fn validate(self) -> Result<(), ConfigError> {
+        match self {
+            Behaviour::Flaky { failure_percent } => {
+                check_range("failurePercent", failure_percent.into(), 0, 100)
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The behaviour's kind, without the number a recovery or a flaky service carries:
+    /// `healthy`, `slow`, `failing`, `recovering` or `flaky` (the select's values).
     pub const fn kind_name(self) -> &'static str {
         match self {
             Behaviour::Healthy => "healthy",
             Behaviour::Slow => "slow",
             Behaviour::Failing => "failing",
             Behaviour::Recovering { .. } => "recovering",
+            Behaviour::Flaky { .. } => "flaky",
         }
     }
 
     /// The behaviour as a link writes it: the kind, and for a recovery the tick it is
-    /// healthy from (`recovering-6`). A scenario file spells a recovery as serde does
+    /// healthy from (`recovering-6`), for a flaky service the percentage of calls that fail
+    /// (`flaky-30`). A scenario file spells those as serde does
     /// (`{ recovering = { healthyFrom = 6 } }`); the other names are serde's too.
     pub fn name(self) -> String {
         match self {
             Behaviour::Recovering { healthy_from } => format!("recovering-{healthy_from}"),
+            Behaviour::Flaky { failure_percent } => format!("flaky-{failure_percent}"),
             other => other.kind_name().to_string(),
         }
     }
 
-    /// The behaviour [`Self::name`] wrote, or `None`. A recovery's tick is written in plain
-    /// digits (no sign, no leading zero) and is at most [`MAX_TICKS`], the longest run.
+    /// The behaviour [`Self::name`] wrote, or `None`. The number is written in plain digits
+    /// (no sign, no leading zero); a recovery's tick is at most [`MAX_TICKS`], the longest
+    /// run, and a flaky percentage at most 100.
     pub fn from_name(name: &str) -> Option<Self> {
         match name {
             "healthy" => Some(Behaviour::Healthy),
             "slow" => Some(Behaviour::Slow),
             "failing" => Some(Behaviour::Failing),
             _ => {
-                let digits = name.strip_prefix("recovering-")?;
+                let (kind, digits) = name.split_once('-')?;
                 let canonical = digits.bytes().all(|b| b.is_ascii_digit())
                     && !(digits.len() > 1 && digits.starts_with('0'));
-                let healthy_from: u32 = digits.parse().ok().filter(|_| canonical)?;
-                (healthy_from <= MAX_TICKS).then_some(Behaviour::Recovering { healthy_from })
+                let n: u32 = digits.parse().ok().filter(|_| canonical)?;
+                match kind {
+                    "recovering" if n <= MAX_TICKS => {
+                        Some(Behaviour::Recovering { healthy_from: n })
+                    }
+                    "flaky" if n <= 100 => Some(Behaviour::Flaky { failure_percent: n }),
+                    _ => None,
+                }
             }
         }
     }
@@ -129,8 +169,21 @@ impl Behaviour {
             Behaviour::Recovering { healthy_from } => {
                 format!("recovering (healthy from t = {healthy_from})")
             }
+            Behaviour::Flaky { failure_percent } => {
+                format!("flaky ({failure_percent} % of calls fail at random)")
+            }
         }
     }
+}
+
+/// Whether call number `call` of a flaky service fails, for a share of `failure_percent` %.
+/// A draw of its own per call (a generator seeded from the run's seed and the call's
+/// number), so the answer depends on nothing else: not on the protection (calls are
+/// numbered in arrival order, refused or not), nor on the ticks replayed before.
+fn flaky_call_fails(seed: u64, call: u64, failure_percent: u32) -> bool {
+    // An odd multiplier is a bijection, so different calls of one seed get different seeds.
+    let mut rng = Pcg64Mcg::seed_from_u64(seed ^ call.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    rng.random_range(0..100u32) < failure_percent
 }
 
 /// Which protections guard `recommendations` (the "protection" select).
@@ -291,6 +344,7 @@ impl TickConfig {
 
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.world.validate()?;
+        self.behaviour.validate()?;
         self.circuit_breaker.validate()?;
         self.bulkhead.validate()?;
         if self.bulkhead.max_wait_duration != 0 {
@@ -357,8 +411,13 @@ pub enum TickEvent {
         dependency: Dependency,
         reason: Refusal,
     },
-    /// The breaker recorded an outcome of a recommendations call.
-    BreakerRecorded { call: u64, failure: bool },
+    /// The breaker recorded an outcome of a recommendations call: a failure or not, and
+    /// how the call ended (so a view can say why a failure is one).
+    BreakerRecorded {
+        call: u64,
+        failure: bool,
+        outcome: Outcome,
+    },
     /// The breaker changed state.
     BreakerTransition { from: State, to: State },
     /// Recommendations failed and the page showed the cached list instead.
@@ -405,12 +464,13 @@ pub struct Tally {
     pub refused_no_thread: u32,
 }
 
-/// A breaker state change and the tick it happened in.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+/// A breaker state change, the tick it happened in, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Transition {
     pub tick: u32,
     pub from: State,
     pub to: State,
+    pub reason: TransitionReason,
 }
 
 /// How many breaker state changes the model remembers for the page's timeline.
@@ -420,6 +480,8 @@ pub const TRANSITIONS_KEPT: usize = 64;
 #[derive(Debug, Clone)]
 pub struct TickModel {
     config: TickConfig,
+    /// The run's seed: what a flaky service's draws are made from.
+    seed: u64,
     tick: u32,
     next_call: u64,
     threads: Vec<Option<HeldThread>>,
@@ -430,6 +492,14 @@ pub struct TickModel {
     /// The latest breaker state changes, oldest first, at most [`TRANSITIONS_KEPT`].
     transitions: VecDeque<Transition>,
     last_events: Vec<TickEvent>,
+    /// Select changes made since the last tick, reported with the next one (once).
+    pending_changes: Vec<TickEvent>,
+    /// Why the breaker changes state, read from its events.
+    watch: BreakerWatch,
+    /// The outcomes in the breaker's window with how their calls ended.
+    window_log: WindowLog,
+    /// The facts of the run so far ([`TickModel::summary`]).
+    facts: RunFacts,
 }
 
 impl TickModel {
@@ -442,6 +512,7 @@ impl TickModel {
             threads: vec![None; config.world.threads as usize],
             transitions: VecDeque::new(),
             config,
+            seed: 0,
             tick: 0,
             next_call: 1,
             breaker,
@@ -449,7 +520,45 @@ impl TickModel {
             payment_bulkhead,
             tally: Tally::default(),
             last_events: Vec::new(),
+            pending_changes: Vec::new(),
+            watch: BreakerWatch::default(),
+            window_log: WindowLog::default(),
+            facts: RunFacts::default(),
         })
+    }
+
+    /// The same model with the run's seed (0 unless given): a scenario's `seed`.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = seed;
+        self
+    }
+
+    pub fn seed(&self) -> u64 {
+        self.seed
+    }
+
+    /// The facts of the run so far, for the page's "What happened".
+    pub fn summary(&self) -> RunSummary {
+        let breaker = &self.config.circuit_breaker;
+        RunSummary {
+            ticks: self.tick,
+            threads: self.config.world.threads,
+            tally: self.tally,
+            payment_failure_spans: self.facts.payment_failure_spans.clone(),
+            payments_without_thread: self.facts.payments_without_thread,
+            service_failures: self.facts.service_failures,
+            recommendations_threads: self.threads_held_by(Dependency::Recommendations),
+            peak_recommendations_threads: self.facts.peak_recommendations_threads,
+            breaker_ticks: self.facts.breaker_ticks,
+            bulkhead_ticks: self.facts.bulkhead_ticks,
+            breaker_state: self.breaker().map(CircuitBreaker::state),
+            transition_count: self.facts.transition_count,
+            transitions: self.transitions.iter().copied().collect(),
+            behaviour: self.config.behaviour,
+            protection: self.config.protection,
+            failure_rate_threshold: breaker.failure_rate_threshold,
+            minimum_number_of_calls: breaker.effective_minimum_number_of_calls(),
+        }
     }
 
     pub fn config(&self) -> &TickConfig {
@@ -504,6 +613,23 @@ impl TickModel {
         self.transitions.iter()
     }
 
+    /// The outcomes in the breaker's window, oldest first, each with how its call ended:
+    /// why a failure is a failure (a timeout, an error, a BulkheadFullException, no free
+    /// thread). Empty without a breaker.
+    pub fn window_entries(&self) -> Vec<WindowEntry> {
+        match self.breaker() {
+            Some(breaker) => self.window_log.entries(breaker),
+            None => Vec::new(),
+        }
+    }
+
+    /// The HALF_OPEN windows that decided during the last tick, in order: the trial
+    /// outcomes and the state they sent the breaker to (Demo 2's trials, gone from the
+    /// window once the breaker closes).
+    pub fn trial_verdicts(&self) -> &[TrialVerdict] {
+        self.window_log.verdicts()
+    }
+
     /// What happened during the last tick, in order.
     pub fn last_events(&self) -> &[TickEvent] {
         &self.last_events
@@ -518,7 +644,7 @@ impl TickModel {
     pub fn set_behaviour(&mut self, behaviour: Behaviour) {
         if self.config.behaviour != behaviour {
             self.config.behaviour = behaviour;
-            self.last_events.push(TickEvent::SettingChanged {
+            self.pending_changes.push(TickEvent::SettingChanged {
                 what: format!("recommendations is now {}", behaviour.describe()),
             });
         }
@@ -529,7 +655,7 @@ impl TickModel {
     pub fn set_protection(&mut self, protection: Protection) {
         if self.config.protection != protection {
             self.config.protection = protection;
-            self.last_events.push(TickEvent::SettingChanged {
+            self.pending_changes.push(TickEvent::SettingChanged {
                 what: format!("protection is now {}", protection.describe()),
             });
         }
@@ -540,12 +666,11 @@ impl TickModel {
         self.tick += 1;
         let t = self.tick;
         let now = Self::now(t);
-        // Setting changes made between ticks are reported with this tick.
-        let carried: Vec<TickEvent> = std::mem::take(&mut self.last_events)
-            .into_iter()
-            .filter(|e| matches!(e, TickEvent::SettingChanged { .. }))
-            .collect();
-        self.last_events = carried;
+        // Setting changes made since the last tick are reported with this tick, and only
+        // with it: they leave the queue here.
+        self.last_events.clear();
+        self.last_events.append(&mut self.pending_changes);
+        self.window_log.start_tick();
 
         self.complete_due_calls(t, now);
         // Step 2: the automatic OPEN -> HALF_OPEN timer.
@@ -558,6 +683,12 @@ impl TickModel {
         for _ in 0..self.config.world.payment_per_tick {
             self.admit(Dependency::Payment, t, now);
         }
+        self.facts.end_tick(
+            t,
+            self.config.protection,
+            self.tally.payment_failures,
+            self.threads_held_by(Dependency::Recommendations),
+        );
         &self.last_events
     }
 
@@ -577,6 +708,9 @@ impl TickModel {
                 sent_at: held.sent_at,
                 outcome: held.outcome,
             });
+            if held.dependency == Dependency::Recommendations && !held.outcome.is_success() {
+                self.facts.service_failures += 1;
+            }
             if held.holds_bulkhead_permit {
                 self.bulkhead_mut(held.dependency).release(now);
             }
@@ -610,8 +744,9 @@ impl TickModel {
             self.last_events.push(TickEvent::BreakerRecorded {
                 call,
                 failure: !outcome.is_success(),
+                outcome,
             });
-            self.collect_breaker_transitions();
+            self.collect_breaker_events(Some(outcome));
         }
         match (dependency, outcome.is_success()) {
             (Dependency::Recommendations, true) => self.tally.recommendations_answered += 1,
@@ -675,10 +810,11 @@ impl TickModel {
         };
         let thread = index as u32 + 1;
         let (ticks, outcome) = match dependency {
-            Dependency::Recommendations => self
-                .config
-                .behaviour
-                .call_plan(t, self.config.world.timeout_ticks),
+            Dependency::Recommendations => {
+                self.config
+                    .behaviour
+                    .call_plan(t, self.config.world.timeout_ticks, call, self.seed)
+            }
             // Payment is healthy in every demo: it answers one tick after it was sent.
             Dependency::Payment => (1, Outcome::Success),
         };
@@ -728,6 +864,9 @@ impl TickModel {
             Refusal::BulkheadFull => self.tally.refused_by_bulkhead += 1,
             Refusal::NoFreeThread => self.tally.refused_no_thread += 1,
         }
+        if (dependency, reason) == (Dependency::Payment, Refusal::NoFreeThread) {
+            self.facts.payments_without_thread += 1;
+        }
         self.last_events.push(TickEvent::Refused {
             call,
             dependency,
@@ -751,8 +890,18 @@ impl TickModel {
     }
 
     fn collect_breaker_transitions(&mut self) {
+        self.collect_breaker_events(None);
+    }
+
+    /// Reads the breaker's events in order; `recorded` is the outcome of the call just
+    /// reported to it, if any.
+    fn collect_breaker_events(&mut self, recorded: Option<Outcome>) {
         for event in self.breaker.drain_events() {
-            if let CircuitBreakerEvent::StateTransition { from, to, .. } = event {
+            self.window_log.observe(&event, recorded, &self.breaker);
+            let seen = self
+                .watch
+                .observe(&event, self.tick, &self.config.circuit_breaker);
+            if let Some((from, to, reason)) = seen {
                 self.last_events
                     .push(TickEvent::BreakerTransition { from, to });
                 if self.transitions.len() == TRANSITIONS_KEPT {
@@ -762,7 +911,9 @@ impl TickModel {
                     tick: self.tick,
                     from,
                     to,
+                    reason,
                 });
+                self.facts.transition_count += 1;
             }
         }
     }
@@ -858,6 +1009,10 @@ mod tests {
             Behaviour::Recovering { healthy_from: 6 },
             Behaviour::Recovering {
                 healthy_from: MAX_TICKS,
+            },
+            Behaviour::Flaky { failure_percent: 0 },
+            Behaviour::Flaky {
+                failure_percent: 100,
             },
         ];
         for b in all {

@@ -10,6 +10,7 @@
 
 pub mod breaker_script;
 pub mod catalogue;
+pub mod compare;
 pub mod lab_session;
 pub mod labs;
 pub mod session;
@@ -55,7 +56,7 @@ pub struct Scenario {
     /// How many ticks a run covers unless the caller asks for another number.
     #[serde(default = "default_ticks")]
     pub ticks: u32,
-    /// Seed of the run's randomness (the tick model itself draws none).
+    /// Seed of the run's randomness: which calls of a flaky service fail.
     #[serde(default)]
     pub seed: u64,
     /// The tick model's world, behaviour, protection and policy settings.
@@ -147,6 +148,9 @@ impl Scenario {
                     "must be 1 or later (t = 0 is the starting setup)",
                 ));
             }
+            if let Some(b) = change.behaviour {
+                b.validate()?;
+            }
             if change.behaviour.is_none() && change.protection.is_none() {
                 return Err(ConfigError::new(
                     "script",
@@ -189,7 +193,7 @@ pub struct ScenarioRun {
 impl ScenarioRun {
     pub fn new(scenario: &Scenario) -> Result<Self, ConfigError> {
         Ok(Self {
-            model: TickModel::new(scenario.tick.clone())?,
+            model: TickModel::new(scenario.tick.clone())?.with_seed(scenario.seed),
             script: scenario.script.clone(),
         })
     }
@@ -217,6 +221,13 @@ impl ScenarioRun {
 
     /// Plays the next tick, applying the script's changes for it first.
     pub fn step(&mut self) -> TickRecord {
+        self.advance();
+        TickRecord::of(&self.model)
+    }
+
+    /// [`Self::step`] without the record: what a replay needs, without narrating every
+    /// tick on the way.
+    pub fn advance(&mut self) {
         let t = self.model.tick() + 1;
         for change in self.script.iter().filter(|c| c.at == t) {
             if let Some(b) = change.behaviour {
@@ -227,7 +238,6 @@ impl ScenarioRun {
             }
         }
         self.model.step();
-        TickRecord::of(&self.model)
     }
 }
 

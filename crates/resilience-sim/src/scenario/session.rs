@@ -5,6 +5,7 @@
 //! The page holds one of these in a signal and calls a method per intent (the todomvc
 //! shape): it never decides an outcome itself.
 
+use super::compare::Comparison;
 use super::{Scenario, ScenarioRun, ScriptedChange, MAX_TICKS};
 use crate::error::ConfigError;
 use crate::model::tick::{Behaviour, Protection, TickConfig, TickModel};
@@ -66,7 +67,7 @@ impl TickSession {
     /// Plays the next tick (no-op at [`MAX_TICKS`]).
     pub fn next_tick(&mut self) {
         if self.tick() < MAX_TICKS {
-            self.run.step();
+            self.run.advance();
         }
     }
 
@@ -77,7 +78,7 @@ impl TickSession {
             self.restart();
         }
         while self.tick() < t {
-            self.run.step();
+            self.run.advance();
         }
     }
 
@@ -109,8 +110,12 @@ impl TickSession {
         self.go_to(t);
     }
 
-    /// Changes recommendations' behaviour from the next tick on.
+    /// Changes recommendations' behaviour from the next tick on. A behaviour that is not
+    /// valid (a flaky share over 100 %, see [`Behaviour::validate`]) changes nothing.
     pub fn set_behaviour(&mut self, behaviour: Behaviour) {
+        if behaviour.validate().is_err() {
+            return;
+        }
         self.change(ScriptedChange {
             at: self.tick() + 1,
             behaviour: Some(behaviour),
@@ -132,29 +137,54 @@ impl TickSession {
         self.run.next_selects()
     }
 
-    /// Applies new breaker and bulkhead settings and restarts at t = 0 with the current
-    /// selects. Invalid settings are refused and leave the session as it was.
+    /// The seed of the run's draws (which calls of a flaky service fail).
+    pub fn seed(&self) -> u64 {
+        self.scenario.seed
+    }
+
+    /// Plays the same run with another seed, up to the tick the learner is at.
+    pub fn set_seed(&mut self, seed: u64) {
+        if seed != self.scenario.seed {
+            self.scenario.seed = seed;
+            let t = self.tick();
+            self.restart();
+            self.go_to(t);
+        }
+    }
+
+    /// The learner's run under each of the four protections, for the demo's length or up
+    /// to the current tick if that is later: see [`Comparison`]. Building it is cheap;
+    /// [`Comparison::run`] plays the rows.
+    pub fn comparison(&self) -> Comparison {
+        let ticks = self.scenario.ticks.max(self.tick());
+        Comparison::new(&self.scenario, &self.changes, ticks)
+    }
+
+    /// Applies new breaker and bulkhead settings and keeps the learner's place: the run is
+    /// replayed from t = 0 with the new settings, the demo's script and the learner's
+    /// changes, up to the tick the learner was at. Returns that tick. Invalid settings are
+    /// refused and leave the session as it was.
     pub fn apply_settings(
         &mut self,
         circuit_breaker: CircuitBreakerConfig,
         bulkhead: BulkheadConfig,
-    ) -> Result<(), ConfigError> {
-        let (behaviour, protection) = self.selects();
+    ) -> Result<u32, ConfigError> {
         let mut scenario = self.scenario.clone();
         scenario.tick = TickConfig {
             circuit_breaker,
             bulkhead,
-            behaviour,
-            protection,
             ..scenario.tick
         };
-        scenario.script.clear();
-        let run = ScenarioRun::new(&scenario)?;
         scenario.validate()?;
+        // Built here rather than by `restart`, so a refusal leaves everything as it was.
+        let mut played = scenario.clone();
+        played.script.extend(self.changes.iter().cloned());
+        let run = ScenarioRun::new(&played)?;
+        let t = self.tick();
         self.scenario = scenario;
-        self.changes.clear();
         self.run = run;
-        Ok(())
+        self.go_to(t);
+        Ok(t)
     }
 
     /// Back to the demo as it was opened: its settings, selects and script, at t = 0.
