@@ -431,15 +431,22 @@ async fn set_field(page: &Page, testid: &str, value: &str) {
 #[wasm_bindgen_test]
 async fn compare_all_four_is_the_spec_table_and_follows_the_selects() {
     let page = Page::open("demo=4").await;
-    assert!(page.all("compare-table").is_empty(), "closed until asked for");
+    assert!(
+        page.all("compare-table").is_empty(),
+        "closed until asked for"
+    );
     page.click("compare-open").await;
     assert_eq!(
-        page.one("compare-open").get_attribute("aria-expanded").as_deref(),
+        page.one("compare-open")
+            .get_attribute("aria-expanded")
+            .as_deref(),
         Some("true")
     );
     let rows = compare_rows(&page);
-    let summary: Vec<(String, u32, Vec<u32>)> =
-        rows.iter().map(|(p, f, t, _)| (p.clone(), *f, t.clone())).collect();
+    let summary: Vec<(String, u32, Vec<u32>)> = rows
+        .iter()
+        .map(|(p, f, t, _)| (p.clone(), *f, t.clone()))
+        .collect();
     // The spec's table: slow recommendations, 6 ticks.
     assert_eq!(
         summary,
@@ -447,7 +454,11 @@ async fn compare_all_four_is_the_spec_table_and_follows_the_selects() {
             ("none".to_string(), 4, vec![2, 4, 6, 6, 6, 6]),
             ("circuit_breaker".to_string(), 2, vec![2, 4, 6, 6, 4, 2]),
             ("bulkhead".to_string(), 0, vec![2, 3, 3, 3, 3, 3]),
-            ("breaker_and_bulkhead".to_string(), 0, vec![2, 3, 3, 1, 0, 0]),
+            (
+                "breaker_and_bulkhead".to_string(),
+                0,
+                vec![2, 3, 3, 1, 0, 0]
+            ),
         ]
     );
     // The breaker opens at t = 5 alone, at t = 4 with the bulkhead.
@@ -491,7 +502,11 @@ async fn choosing_flaky_runs_with_its_share_and_seed() {
     page.choose("behaviour-select", "flaky").await;
     let percent: HtmlInputElement = page.one("flaky-percent").unchecked_into();
     assert_eq!(percent.value(), "30", "the engine's default share");
-    assert!(!page.one("flaky-percent").parent_element().unwrap().has_attribute("hidden"));
+    assert!(!page
+        .one("flaky-percent")
+        .parent_element()
+        .unwrap()
+        .has_attribute("hidden"));
     let (_, _, states) = play(&page, 10).await;
     assert_eq!(states.len(), 10, "the breaker is drawn every tick");
     assert!(!page.text("narration").is_empty());
@@ -505,7 +520,11 @@ async fn choosing_flaky_runs_with_its_share_and_seed() {
     assert_eq!(threads[2..], [0, 0, 0], "refused calls take no thread");
     assert_eq!(failures, vec![0; 5]);
     page.click("compare-open").await;
-    assert_eq!(compare_rows(&page)[1].3[2], "open", "the comparison plays it too");
+    assert_eq!(
+        compare_rows(&page)[1].3[2],
+        "open",
+        "the comparison plays it too"
+    );
 
     // 0 %: healthy, recommendations holds no thread into the next tick.
     page.click("reset").await;
@@ -517,7 +536,11 @@ async fn choosing_flaky_runs_with_its_share_and_seed() {
 
     // A share over 100 % is refused with the engine's message.
     set_field(&page, "flaky-percent", "150").await;
-    assert!(page.text("notice").contains("between 0 and 100"), "{}", page.text("notice"));
+    assert!(
+        page.text("notice").contains("between 0 and 100"),
+        "{}",
+        page.text("notice")
+    );
 }
 
 #[wasm_bindgen_test]
@@ -540,7 +563,10 @@ async fn a_flaky_link_restores_its_share_and_seed() {
 #[wasm_bindgen_test]
 async fn what_happened_tells_the_learners_run() {
     let page = Page::open("demo=5&minimumNumberOfCalls=2").await;
-    assert!(page.all("outcome").is_empty(), "told once the demo's ticks are played");
+    assert!(
+        page.all("outcome").is_empty(),
+        "told once the demo's ticks are played"
+    );
     let (threads, failures, _) = play(&page, 6).await;
     assert_eq!(threads, vec![2, 4, 6, 4, 2, 0]);
     assert_eq!(failures, vec![0, 0, 1, 1, 1, 1]);
@@ -551,7 +577,10 @@ async fn what_happened_tells_the_learners_run() {
         "{outcome}"
     );
     assert!(outcome.contains("At t = 4 the breaker opened"), "{outcome}");
-    assert!(outcome.contains("held 0 of the 6 worker threads"), "{outcome}");
+    assert!(
+        outcome.contains("held 0 of the 6 worker threads"),
+        "{outcome}"
+    );
     assert!(!outcome.contains("t = 5 the breaker"), "{outcome}");
     assert!(outcome.contains("The lesson"), "{outcome}");
 }
@@ -591,7 +620,9 @@ async fn a_protection_change_is_narrated_once() {
     // The list is read, not announced; the one-line summary is.
     assert_eq!(page.one("narration").get_attribute("aria-live"), None);
     assert_eq!(
-        page.one("narration-live").get_attribute("aria-live").as_deref(),
+        page.one("narration-live")
+            .get_attribute("aria-live")
+            .as_deref(),
         Some("polite")
     );
 }
@@ -717,7 +748,7 @@ async fn demo_2_draws_the_path_of_its_sixth_tick() {
     let page = Page::open("demo=2&t=5").await;
     page.click("next-tick").await;
     let steps: Vec<String> = page
-        .select("[data-testid=breaker-path] li")
+        .select("[data-testid=breaker-path] li:not([hidden])")
         .iter()
         .map(|li| li.text_content().unwrap_or_default())
         .collect();
@@ -735,7 +766,9 @@ async fn demo_2_draws_the_path_of_its_sixth_tick() {
     assert_eq!(page.text("breaker-state"), "CLOSED");
     // The next tick has no path.
     page.click("next-tick").await;
-    assert!(page.select("[data-testid=breaker-path] li").is_empty());
+    assert!(page
+        .select("[data-testid=breaker-path] li:not([hidden])")
+        .is_empty());
     assert!(page.select(".step-badge.shown").is_empty());
 }
 
@@ -756,7 +789,8 @@ async fn demo_6_draws_the_bulkhead_not_an_empty_breaker() {
         2
     );
     // A breaker added mid-run brings the panel back.
-    page.choose("protection-select", "breaker_and_bulkhead").await;
+    page.choose("protection-select", "breaker_and_bulkhead")
+        .await;
     page.click("next-tick").await;
     assert!(!page.select("section.breaker")[0].has_attribute("hidden"));
 }

@@ -16,9 +16,7 @@ use crate::settings_form::SettingsDraft;
 use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
 use crate::views::compare::ComparePanel;
-use crate::views::html::{
-    act, aria_bool, change, click, effect, live, live_attr, live_html, Html,
-};
+use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
 use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::settings::SettingsPanel;
@@ -448,11 +446,17 @@ mod link_tests {
         let mut problems = Vec::new();
         let (mut session, mut draft) = open_session(&state, &mut problems);
         assert!(problems.is_empty(), "{problems:?}");
-        assert_eq!(url_of(5, &session).to_query(), "demo=5&t=6&minimumNumberOfCalls=2");
+        assert_eq!(
+            url_of(5, &session).to_query(),
+            "demo=5&t=6&minimumNumberOfCalls=2"
+        );
         // Text typed but not applied (here, not even valid) stays out of the link.
         draft.set("failureRateThreshold", "150".into()).unwrap();
         draft.set("slidingWindowSize", "four".into()).unwrap();
-        assert_eq!(url_of(5, &session).to_query(), "demo=5&t=6&minimumNumberOfCalls=2");
+        assert_eq!(
+            url_of(5, &session).to_query(),
+            "demo=5&t=6&minimumNumberOfCalls=2"
+        );
         // An invalid link setting is reported and left out, and so is it from the link.
         let (state, _) = UrlState::parse("demo=5&failureRateThreshold=150&t=2");
         let mut problems = Vec::new();

@@ -7,7 +7,9 @@ use leptos::prelude::*;
 use resilience_sim::model::tick::{
     TickModel, Transition, TransitionReason, TrialVerdict, WindowEntry, TICK_MS, TRANSITIONS_KEPT,
 };
-use resilience_sim::policy::circuit_breaker::{CircuitBreaker, State, WindowCell, WindowKind};
+use resilience_sim::policy::circuit_breaker::{
+    CircuitBreaker, CircuitBreakerConfig, State, WindowCell, WindowKind,
+};
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::Outcome;
 
@@ -135,9 +137,9 @@ fn diagram(m: &TickModel, breaker: &CircuitBreaker, path: &[&Transition], h: &mu
     for (from, to, d, _) in EDGES {
         let taken = path.iter().any(|p| p.from == from && p.to == to);
         h.raw(if taken {
-            "<path class=\"edge taken\" marker-end=\"url(#arrowhead-taken)\" d=\""
+            "<path class=\"edge taken\" d=\""
         } else {
-            "<path class=\"edge\" marker-end=\"url(#arrowhead)\" d=\""
+            "<path class=\"edge\" d=\""
         })
         .raw(d)
         .raw("\"></path>");
@@ -220,12 +222,20 @@ fn diagram(m: &TickModel, breaker: &CircuitBreaker, path: &[&Transition], h: &mu
 }
 
 /// The tick's path in words, numbered as on the diagram.
+///
+/// The list keeps two items (the usual most: OPEN -> HALF_OPEN -> CLOSED), hidden when
+/// unused, so its markup keeps its shape from tick to tick.
 fn path_list(path: &[&Transition], h: &mut String) {
-    if path.is_empty() {
-        return;
-    }
-    h.raw("<ol class=\"breaker-path\" data-testid=\"breaker-path\" aria-label=\"The breaker's path in this tick\">");
-    for step in path {
+    h.raw(if path.is_empty() {
+        "<ol class=\"breaker-path\" data-testid=\"breaker-path\" aria-label=\"The breaker's path in this tick\" hidden>"
+    } else {
+        "<ol class=\"breaker-path\" data-testid=\"breaker-path\" aria-label=\"The breaker's path in this tick\">"
+    });
+    for i in 0..path.len().max(2) {
+        let Some(step) = path.get(i) else {
+            h.raw("<li hidden><span class=\"from-to\">-</span>-</li>");
+            continue;
+        };
         h.raw("<li><span class=\"from-to\">")
             .text(step.from.as_str())
             .raw(" → ")
@@ -316,28 +326,35 @@ pub(crate) fn draw_window(s: &TickSession, h: &mut String) {
     let m = s.model();
     let Some(breaker) = m.breaker() else { return };
     let threshold = decimal(m.config().circuit_breaker.failure_rate_threshold);
-    h.raw("<h3>Window</h3>");
-    for verdict in m.trial_verdicts() {
+    // The same parts in the same places every tick (the trials and the failures' causes
+    // hidden when there are none), so a change stays inside its part when patched.
+    let verdicts = m.trial_verdicts();
+    h.raw(if verdicts.is_empty() {
+        "<h3>Window</h3><div class=\"trials\" data-testid=\"trials\" hidden>"
+    } else {
+        "<h3>Window</h3><div class=\"trials\" data-testid=\"trials\">"
+    });
+    for verdict in verdicts {
         trials(verdict, h);
     }
-    h.raw("<p class=\"window-caption\" data-testid=\"failure-rate\">");
+    h.raw("</div><p class=\"window-caption\" data-testid=\"failure-rate\">");
     rate_line(breaker, &threshold, h);
     h.raw("</p><ol class=\"window\" data-testid=\"window\" aria-label=\"Outcomes in the breaker's window, oldest first\">");
     let entries = m.window_entries();
-    window_cells(breaker, &entries, h);
+    window_cells(breaker, &m.config().circuit_breaker, &entries, h);
     h.raw("</ol>");
     causes(&entries, m, h);
 }
 
 /// A HALF_OPEN window that decided: its trials as cells, and where they sent the breaker.
 fn trials(verdict: &TrialVerdict, h: &mut String) {
-    h.raw("<div class=\"trials\" data-testid=\"trials\"><p class=\"window-caption\">The trial calls that decided (HALF_OPEN → ")
+    h.raw("<p class=\"window-caption\">The trial calls that decided (HALF_OPEN → ")
         .text(verdict.to.as_str())
         .raw("):</p><ol class=\"window\" aria-label=\"The trial calls, in order\">");
     for entry in &verdict.trials {
         cell(entry, h);
     }
-    h.raw("</ol></div>");
+    h.raw("</ol>");
 }
 
 /// How many state changes the timeline lists (the latest).
@@ -349,15 +366,15 @@ pub(crate) fn draw_changes(s: &TickSession, h: &mut String) {
     if m.breaker().is_none() {
         return;
     }
-    h.raw("<h3>State changes</h3>");
+    // A note and a list, always both (hidden when empty), so a change stays in its part.
     let changes: Vec<&Transition> = m.transitions().collect();
-    if changes.is_empty() {
-        h.raw("<p class=\"muted\">None yet.</p>");
-        return;
-    }
     let earlier = changes.len().saturating_sub(CHANGES_SHOWN);
-    if earlier > 0 {
-        h.raw("<p class=\"muted\">The latest ")
+    if changes.is_empty() {
+        h.raw("<h3>State changes</h3><p class=\"muted\">None yet.</p>");
+    } else if earlier == 0 {
+        h.raw("<h3>State changes</h3><p class=\"muted\" hidden>None yet.</p>");
+    } else {
+        h.raw("<h3>State changes</h3><p class=\"muted\">The latest ")
             .num(CHANGES_SHOWN as u64)
             .raw(" (and ");
         if earlier + CHANGES_SHOWN >= TRANSITIONS_KEPT {
@@ -367,7 +384,11 @@ pub(crate) fn draw_changes(s: &TickSession, h: &mut String) {
         }
         h.raw(" earlier):</p>");
     }
-    h.raw("<ol class=\"timeline\" data-testid=\"transitions\">");
+    h.raw(if changes.is_empty() {
+        "<ol class=\"timeline\" data-testid=\"transitions\" hidden>"
+    } else {
+        "<ol class=\"timeline\" data-testid=\"transitions\">"
+    });
     for t in &changes[earlier..] {
         h.raw("<li>t = ")
             .num(t.tick.into())
@@ -457,18 +478,30 @@ fn cell(entry: &WindowEntry, h: &mut String) {
         .raw(if why.is_empty() { "" } else { ": " })
         .raw(why)
         .raw("</span>");
-    if !tag.is_empty() {
-        h.raw("<span class=\"tag\" aria-hidden=\"true\">")
-            .raw(tag)
-            .raw("</span>");
-    }
-    h.raw("</li>");
+    // Always a tag (a zero-width space when there is none), so every cell has one shape.
+    h.raw("<span class=\"tag\" aria-hidden=\"true\">")
+        .raw(if tag.is_empty() { "\u{200B}" } else { tag })
+        .raw("</span></li>");
 }
 
-fn window_cells(breaker: &CircuitBreaker, entries: &[WindowEntry], h: &mut String) {
-    let capacity = match breaker.window_kind() {
-        WindowKind::CountBased(n) => n as usize,
-        _ => entries.len(),
+/// The window's cells: its outcomes, then its empty places. A COUNT_BASED window keeps a
+/// place for the most cells either of its states can hold (CLOSED's window, HALF_OPEN's
+/// trials), the ones beyond the current window hidden, so the list keeps its shape when
+/// the breaker changes state.
+fn window_cells(
+    breaker: &CircuitBreaker,
+    config: &CircuitBreakerConfig,
+    entries: &[WindowEntry],
+    h: &mut String,
+) {
+    let (capacity, places) = match breaker.window_kind() {
+        WindowKind::CountBased(n) => {
+            let most = config
+                .sliding_window_size
+                .max(config.permitted_number_of_calls_in_half_open_state);
+            (n as usize, most as usize)
+        }
+        _ => (entries.len(), entries.len()),
     };
     // Draw at most 40 cells; a larger window shows its newest outcomes.
     let shown = capacity.min(40);
@@ -477,8 +510,13 @@ fn window_cells(breaker: &CircuitBreaker, entries: &[WindowEntry], h: &mut Strin
     for entry in &entries[skip..] {
         cell(entry, h);
     }
-    for _ in filled..shown {
-        h.raw("<li class=\"cell empty\"><span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span></li>");
+    for i in filled..places.max(shown).min(40) {
+        h.raw(if i < shown {
+            "<li class=\"cell empty\">"
+        } else {
+            "<li class=\"cell empty\" hidden>"
+        })
+        .raw("<span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>");
     }
 }
 
@@ -493,6 +531,7 @@ fn causes(entries: &[WindowEntry], m: &TickModel, h: &mut String) {
         }
     }
     if kinds.is_empty() {
+        h.raw("<p class=\"window-why\" data-testid=\"window-why\" hidden></p>");
         return;
     }
     h.raw("<p class=\"window-why\" data-testid=\"window-why\">Failures: ");
@@ -581,11 +620,9 @@ mod tests {
         // The next tick has no path.
         let s = session_at(2, 7);
         let d = html(draw_diagram, &s) + &html(draw_path, &s);
-        assert!(
-            !d.contains("edge taken") && !d.contains("breaker-path"),
-            "{d}"
-        );
-        assert!(!html(draw_window, &s).contains("trials"));
+        assert!(!d.contains("edge taken"), "{d}");
+        assert!(d.contains("breaker's path in this tick\" hidden>"), "{d}");
+        assert!(html(draw_window, &s).contains("data-testid=\"trials\" hidden>"));
     }
 
     /// The "now" mark is inside the current node, never under it among the arrows.

@@ -3,7 +3,8 @@
 //! closures carries dozens of copies):
 //!
 //! - read-only panels are HTML text written in plain Rust ([`Html`], [`panel`]) and set
-//!   with one `inner_html` each;
+//!   with one `inner_html` each; after the first drawing a panel is patched where its text
+//!   changed, not rewritten (see [`super::morph`]: what keeps a Next Tick cheap);
 //! - every reactive value, event handler and effect of the page is boxed into one of a few
 //!   types ([`Live`], [`LiveAttr`], [`Click`], [`Change`], [`effect`]), and every change to
 //!   the session goes through [`act`].

@@ -6,7 +6,7 @@
 //! a [`Patched`] value instead, and each new drawing is compared with the last one:
 //!
 //! - Most ticks change texts and attributes only (a countdown, a class, a count), not the
-//!   shape of the markup. [`plan`] finds that out from the two strings alone, in Rust,
+//!   shape of the markup. `plan` finds that out from the two strings alone, in Rust,
 //!   and lists the edits; they are applied to the panel's nodes, which are looked up once
 //!   (a walk of the panel) and kept until the shape changes. No HTML is parsed.
 //! - When the shape changed (a row more, an element swapped), [`patch`] writes the new
@@ -129,7 +129,8 @@ pub fn patch(target: &Element, html: &str) {
 }
 
 /// Walks `from`'s children and `to`'s side by side, moving `to`'s nodes into `from` where
-/// they are needed.
+/// they are needed. One node removed or inserted is recognised by looking one node ahead,
+/// so the nodes after it are kept rather than all rewritten one place off.
 fn patch_children(from: &Node, to: &Node) {
     let mut old = from.first_child();
     let mut new = to.first_child();
@@ -141,10 +142,20 @@ fn patch_children(from: &Node, to: &Node) {
             }
             Some(o) => {
                 let next_old = o.next_sibling();
-                if !o.is_equal_node(Some(&n)) {
+                if o.is_equal_node(Some(&n)) {
+                    old = next_old;
+                } else if let Some(kept) = next_old.as_ref().filter(|k| k.is_equal_node(Some(&n))) {
+                    // `o` is gone.
+                    let _ = from.remove_child(&o);
+                    old = kept.next_sibling();
+                } else if next_new.as_ref().is_some_and(|m| o.is_equal_node(Some(m))) {
+                    // `n` is new, before `o`, which the next new node matches.
+                    let _ = from.insert_before(&n, Some(&o));
+                    old = Some(o);
+                } else {
                     patch_node(from, &o, &n);
+                    old = next_old;
                 }
-                old = next_old;
             }
         }
         new = next_new;

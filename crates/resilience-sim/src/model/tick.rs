@@ -33,13 +33,13 @@ use serde::{Deserialize, Serialize};
 use crate::error::{check_range, ConfigError};
 pub use crate::model::summary::TransitionReason;
 use crate::model::summary::{BreakerWatch, RunFacts, RunSummary};
+use crate::model::window_log::WindowLog;
+pub use crate::model::window_log::{TrialVerdict, WindowEntry};
 use crate::outcome::Outcome;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, SlidingWindowType, State,
 };
-use crate::model::window_log::WindowLog;
-pub use crate::model::window_log::{TrialVerdict, WindowEntry};
 use crate::scenario::MAX_TICKS;
 use crate::Millis;
 
