@@ -565,19 +565,7 @@ fn causes(entries: &[WindowEntry], m: &TickModel, h: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use resilience_sim::scenario::catalogue;
-
-    fn session_at(demo: u32, t: u32) -> TickSession {
-        let mut s = TickSession::new(catalogue::demo(demo).unwrap().scenario()).unwrap();
-        s.go_to(t);
-        s
-    }
-
-    fn html(draw: fn(&TickSession, &mut String), s: &TickSession) -> String {
-        let mut h = String::new();
-        draw(s, &mut h);
-        h
-    }
+    use crate::views::test_support::{html, session_at};
 
     /// Demo 2 at t = 6: OPEN -> HALF_OPEN -> CLOSED, numbered 1 and 2 on their arrows and
     /// listed in that order, with the two successful trials that decided.

@@ -224,19 +224,7 @@ pub(crate) fn draw_refused(s: &TickSession, h: &mut String) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use resilience_sim::scenario::catalogue;
-
-    fn session_at(demo: u32, t: u32) -> TickSession {
-        let mut s = TickSession::new(catalogue::demo(demo).unwrap().scenario()).unwrap();
-        s.go_to(t);
-        s
-    }
-
-    fn html(draw: fn(&TickSession, &mut String), s: &TickSession) -> String {
-        let mut h = String::new();
-        draw(s, &mut h);
-        h
-    }
+    use crate::views::test_support::{html, session_at};
 
     /// Demo 6 at t = 3: recommendations' compartment is full (3 permit cells, all in use)
     /// and its two calls of the tick were refused at the wall; payment's keeps its own.
