@@ -13,6 +13,15 @@ const C: State = State::Closed;
 const O: State = State::Open;
 const H: State = State::HalfOpen;
 
+/// What a session shows at its tick: the tally and the threads, to compare two runs.
+fn state(session: &TickSession) -> String {
+    format!(
+        "{:?} {:?}",
+        session.model().tally(),
+        session.model().threads()
+    )
+}
+
 fn flaky(failure_percent: u32) -> Behaviour {
     Behaviour::Flaky { failure_percent }
 }
@@ -206,22 +215,11 @@ fn a_session_replays_the_same_draws_and_changes_them_with_the_seed() {
     let mut session = TickSession::new(catalogue::demo(1).unwrap().scenario()).unwrap();
     session.set_behaviour(flaky(FLAKY_DEFAULT_PERCENT));
     session.go_to(10);
-    let at_10 = format!(
-        "{:?} {:?}",
-        session.model().tally(),
-        session.model().threads()
-    );
+    let at_10 = state(&session);
     session.go_to(12);
     session.step_back();
     session.step_back();
-    assert_eq!(
-        format!(
-            "{:?} {:?}",
-            session.model().tally(),
-            session.model().threads()
-        ),
-        at_10
-    );
+    assert_eq!(state(&session), at_10);
 
     session.set_seed(5);
     assert_eq!(
@@ -233,25 +231,11 @@ fn a_session_replays_the_same_draws_and_changes_them_with_the_seed() {
     fresh.set_seed(5);
     fresh.set_behaviour(flaky(FLAKY_DEFAULT_PERCENT));
     fresh.go_to(10);
-    let with_5 = format!(
-        "{:?} {:?}",
-        session.model().tally(),
-        session.model().threads()
-    );
-    assert_eq!(
-        with_5,
-        format!("{:?} {:?}", fresh.model().tally(), fresh.model().threads())
-    );
+    let with_5 = state(&session);
+    assert_eq!(with_5, state(&fresh));
     assert_ne!(with_5, at_10, "another seed, other calls fail");
     session.set_seed(0);
-    assert_eq!(
-        format!(
-            "{:?} {:?}",
-            session.model().tally(),
-            session.model().threads()
-        ),
-        at_10
-    );
+    assert_eq!(state(&session), at_10);
 }
 
 #[test]
