@@ -29,6 +29,10 @@ pub fn LabPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
         Lab::Jitter => {
             view! { <super::jitter::JitterPage info=info location=location /> }.into_any()
         }
+        Lab::Sandbox => {
+            view! { <super::sandbox::SandboxPage info=info location=location /> }.into_any()
+        }
+        Lab::Pool => view! { <super::pool::PoolPage info=info location=location /> }.into_any(),
     }
 }
 
@@ -96,7 +100,7 @@ pub fn LabFrame(
     let header = header_html(
         info.number,
         info.title,
-        " · retry lab",
+        info.kind,
         text.map(|t| Guide {
             intro: t.intro,
             setup: None,

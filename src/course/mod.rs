@@ -67,8 +67,10 @@ const TEXTS: [DemoText; 7] = [
 ];
 
 pub mod labs;
+pub mod pool;
+pub mod sandbox;
 
-/// What the page says around a retry lab.
+/// What the page says around a lab (Demos 8-11).
 pub struct LabText {
     pub intro: &'static str,
     pub watch: &'static str,
@@ -82,6 +84,8 @@ pub fn lab_text(number: u32) -> Option<&'static LabText> {
     match number {
         8 => Some(&AMPLIFICATION_TEXT),
         9 => Some(&JITTER_TEXT),
+        10 => Some(&SANDBOX_TEXT),
+        11 => Some(&POOL_TEXT),
         _ => None,
     }
 }
@@ -108,4 +112,29 @@ const JITTER_TEXT: LabText = LabText {
         "Jitter without a cap on attempts is only politeness; the cap is what limits the load.",
     ],
     model: "The model: full jitter waits a uniform time in [0, backoff]; equal jitter waits half the backoff plus a uniform half; decorrelated jitter waits a uniform time in [base, 3 × the previous wait]. Runs are seeded: the same seed gives the same chart.",
+};
+
+const SANDBOX_TEXT: LabText = LabText {
+    intro: "One Resilience4j circuit breaker, and you are its traffic. Each button sends one call and tells the breaker how it ended; the clock moves only when you advance it. The settings are the course's: a COUNT_BASED window of the last 10 calls, judged once it holds 10, opening at a 50 % failure rate, waiting 10 s, then allowing 3 trial calls. A 404 is an answer, listed in ignoreExceptions.",
+    watch: "The window's cells and the failure rate against its threshold; after the breaker opens, the countdown and what the next call gets.",
+    predict: "Send 5 successes and 4 failures. Is the breaker open? What does one more failure do, and when will the next call get through?",
+    lessons: &[
+        "The breaker judges nothing until the window holds minimumNumberOfCalls outcomes; then a rate at or above the threshold opens it at once, on the call that reached it.",
+        "OPEN refuses calls without sending them (CallNotPermittedException). The first call strictly after waitDurationInOpenState is a trial; the trials decide whether it closes or opens again.",
+        "Two settings decide whether the breaker protects anything: which exceptions count (a storm of 404s opens a breaker that does not ignore them) and slowCallDurationThreshold (left at 60 s, calls of 2 s never count as slow). Load the two scenarios to see both.",
+        "The fallback is a separate decision: a cached answer while it is young enough, then a degraded default, then an honest error. An open breaker only makes the fallback fast.",
+    ],
+    model: "The model: the engine's breaker, driven by the same script the command line runs (resilience-sim breaker FILE). A success or a failure takes 100 ms, a slow call the slow-call threshold plus 1 s. Changing a setting replays every call from t = 0 with the new config, as a new breaker would see them.",
+};
+
+const POOL_TEXT: LabText = LabText {
+    intro: "A service has one pool of 24 request threads for two endpoints, each called 50 times a second: /fast does local work in about 20 ms; /drm calls a vendor that normally answers in about 100 ms. At the chosen second the vendor turns slow and answers in 5 s.",
+    watch: "The thread cells: who holds them before and after the vendor turns slow; then the /fast line, with and without the bulkhead.",
+    predict: "The vendor turns slow and only /drm calls it. What happens to /fast without a bulkhead? With a semaphore bulkhead of 8 on the vendor call?",
+    lessons: &[
+        "Little's law: threads needed = requests per second × seconds each one holds a thread. 50 × 0.1 s = 5 threads before the incident; 50 × 5 s = 250 after, against a pool of 24. The pool runs dry in under a second, and /fast, which never calls the vendor, waits behind it.",
+        "A semaphore bulkhead of 8 caps the threads the vendor can hold: /drm degrades alone (most of its calls are refused at once with BulkheadFullException) while /fast keeps 16 threads and stays at 100 %.",
+        "A thread-pool bulkhead moves the vendor calls to their own threads, but a caller that waits for the answer still holds its request thread, queued calls included: 8 vendor threads and Resilience4j's default queue of 100 let /drm hold 108 request threads, more than the pool, and /fast falls as without a bulkhead. Keep maxThreadPoolSize + queueCapacity well under the pool, or let the caller give up.",
+    ],
+    model: "The model: event-driven, to the millisecond. Each endpoint gets exactly its rate every second, each request at a random instant of its own slot (or a Poisson process, under More settings), and every work time or vendor call varies within ±20 %. A vendor call takes the slow time if it starts once the vendor is slow. A request holds its thread until it answers; one that finds no free thread waits in the accept queue (refused when the queue is full) until its client gives up, 1 s after sending it. The server never learns that the client left: the thread stays on the vendor call. Runs are seeded: the same seed gives the same run.",
 };

@@ -70,7 +70,11 @@ fn draw_status(s: &TickSession, h: &mut String) {
 pub(crate) fn draw_diagram(s: &TickSession, h: &mut String) {
     let m = s.model();
     let Some(breaker) = m.breaker() else { return };
-    diagram(m, breaker, &tick_path(m), h);
+    let path: Vec<(State, State)> = tick_path(m).iter().map(|t| (t.from, t.to)).collect();
+    let c = &m.config().circuit_breaker;
+    let mut wait = String::new();
+    plural(&mut wait, ticks(c.wait_duration_in_open_state), "tick");
+    diagram(c, breaker.state(), &path, &wait, "in this tick", h);
 }
 
 /// The tick's path in words.
@@ -121,21 +125,33 @@ const NODES: [(State, u64, u64); 3] = [
 /// in the last tick drawn heavier and numbered in order, the current state marked "now"
 /// inside its node (so the mark never meets an arrow or a label). Laid out on a 360-wide
 /// canvas so its text stays at 12 px or more on a phone.
-fn diagram(m: &TickModel, breaker: &CircuitBreaker, path: &[&Transition], h: &mut String) {
-    let state = breaker.state();
-    let c = &m.config().circuit_breaker;
+///
+/// The breaker sandbox (Demo 10) draws the same diagram: `wait` is the OPEN wait in the
+/// page's unit ("3 ticks", "10 s"), `path` the transitions of the last step, in order,
+/// `when` that step in words ("in this tick").
+pub(crate) fn diagram(
+    c: &CircuitBreakerConfig,
+    state: State,
+    path: &[(State, State)],
+    wait: &str,
+    when: &'static str,
+    h: &mut String,
+) {
     let threshold = decimal(c.failure_rate_threshold);
     h.raw("<svg class=\"state-diagram\" viewBox=\"0 0 360 268\" role=\"img\" aria-labelledby=\"diagram-title\" data-testid=\"state-diagram\"><title id=\"diagram-title\">Breaker state diagram; the breaker is ")
         .text(state.as_str());
     if let Some(first) = path.first() {
-        h.raw("; in this tick it went ").text(first.from.as_str());
+        h.raw("; ")
+            .raw(when)
+            .raw(" it went ")
+            .text(first.0.as_str());
         for step in path {
-            h.raw(" → ").text(step.to.as_str());
+            h.raw(" → ").text(step.1.as_str());
         }
     }
     h.raw("</title><defs><marker id=\"arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" class=\"arrow-head\"></path></marker><marker id=\"arrowhead-taken\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"5\" markerHeight=\"5\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" class=\"arrow-head taken\"></path></marker></defs>");
     for (from, to, d, _) in EDGES {
-        let taken = path.iter().any(|p| p.from == from && p.to == to);
+        let taken = path.iter().any(|p| *p == (from, to));
         h.raw(if taken {
             "<path class=\"edge taken\" d=\""
         } else {
@@ -149,7 +165,7 @@ fn diagram(m: &TickModel, breaker: &CircuitBreaker, path: &[&Transition], h: &mu
         .raw("%</text><text class=\"edge-label\" x=\"179\" y=\"44\" text-anchor=\"middle\">(once ")
         .num(c.effective_minimum_number_of_calls().into())
         .raw(" calls are recorded)</text><text class=\"edge-label\" x=\"284\" y=\"172\">after</text><text class=\"edge-label\" x=\"284\" y=\"189\">");
-    plural(h, ticks(c.wait_duration_in_open_state), "tick")
+    h.text(wait)
         .raw("</text><text class=\"edge-label\" x=\"222\" y=\"152\" text-anchor=\"end\">rate ≥ ")
         .text(&threshold)
         .raw("%</text><text class=\"edge-label\" x=\"102\" y=\"160\" text-anchor=\"end\">")
@@ -188,7 +204,7 @@ fn diagram(m: &TickModel, breaker: &CircuitBreaker, path: &[&Transition], h: &mu
         let mut steps = path
             .iter()
             .enumerate()
-            .filter(|(_, p)| p.from == from && p.to == to)
+            .filter(|(_, p)| **p == (from, to))
             .map(|(i, _)| i as u64 + 1);
         let first = steps.next();
         h.raw(if first.is_some() {

@@ -19,15 +19,17 @@ pub struct Guide<'a> {
 }
 
 /// The header's HTML: fixed for the page, so plain escaped text (no typed tree).
-/// `kind` follows the number in the kicker ("Demo 8 of 9 · retry lab").
+/// `kind` follows the number in the kicker ("Demo 8 of 11 · retry lab"; empty for none).
 pub fn header_html(number: u32, title: &str, kind: &'static str, guide: Option<Guide>) -> String {
     let mut h = String::new();
     h.raw("<p class=\"demo-kicker\">Demo ")
         .num(number.into())
         .raw(" of ")
-        .num(catalogue::course().count() as u64)
-        .raw(kind)
-        .raw("</p><h1 id=\"demo-heading\" data-testid=\"demo-heading\" tabindex=\"-1\">Demo ")
+        .num(catalogue::course().count() as u64);
+    if !kind.is_empty() {
+        h.raw(" · ").raw(kind);
+    }
+    h.raw("</p><h1 id=\"demo-heading\" data-testid=\"demo-heading\" tabindex=\"-1\">Demo ")
         .num(number.into())
         .raw(": ")
         .text(title)

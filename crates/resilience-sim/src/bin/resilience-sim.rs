@@ -10,6 +10,7 @@ use resilience_sim::model::amplification::{self, AmplificationPolicy};
 use resilience_sim::model::jitter as jitter_lab;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
+use resilience_sim::scenario::pool_lab::PoolLab;
 use resilience_sim::scenario::{breaker_script, catalogue, Format, Scenario};
 
 #[derive(Parser)]
@@ -43,14 +44,15 @@ enum Command {
     },
     /// Drive one circuit breaker by a JSON script; print one JSON line per step.
     Breaker { file: String },
-    /// Run a retry lab and print its chart data as one JSON object. Its controls are
-    /// those of the lab's page, by the same names: `lab jitter --mode full --seed 7`;
-    /// `lab --help` lists them.
+    /// Run a lab and print its chart data as one JSON object. Its controls are those of
+    /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
+    /// lists them.
     Lab {
-        /// amplification (Demo 8) or jitter (Demo 9).
+        /// amplification (Demo 8), jitter (Demo 9) or pool (Demo 11).
         lab: String,
         /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
-        /// amplification also takes `--policy none|retries|budget` (default retries).
+        /// amplification also takes `--policy none|retries|budget` (default retries);
+        /// pool also takes `--bulkhead N`, `--bulkhead-kind` and kebab-case names.
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -63,9 +65,10 @@ enum Command {
 fn main() -> ExitCode {
     // `lab --help` lists every control, read from the labs' tables.
     let help = format!(
-        "{}\n\n{}",
+        "{}\n\n{}\n\n{}",
         controls_help::<AmplificationLab>(),
-        controls_help::<JitterLab>()
+        controls_help::<JitterLab>(),
+        controls_help::<PoolLab>()
     );
     let command = Cli::command().mut_subcommand("lab", |lab| lab.after_help(help));
     let parsed = command
@@ -115,6 +118,8 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 let command = match lab.lab {
                     catalogue::Lab::Amplification => "lab amplification",
                     catalogue::Lab::Jitter => "lab jitter",
+                    catalogue::Lab::Sandbox => "breaker FILE",
+                    catalogue::Lab::Pool => "lab pool",
                 };
                 return Err(format!(
                     "demo {number} is a lab, not a tick demo: run `resilience-sim {command}` (its flags set the lab's controls)"
@@ -166,8 +171,13 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 let lab = lab_config::<JitterLab>(pairs)?;
                 lab_json(&jitter_lab::run(&lab.config))
             }
+            "pool" => {
+                let pairs = pool_aliases(flag_pairs(&controls)?)?;
+                let lab = lab_config::<PoolLab>(pairs)?;
+                lab_json(&lab.run())
+            }
             other => Err(format!(
-                "there is no lab “{other}”: use amplification (Demo 8) or jitter (Demo 9)"
+                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9) or pool (Demo 11)"
             )),
         },
     }
@@ -195,6 +205,63 @@ fn flag_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     Ok(pairs)
 }
 
+/// The pool lab's extra spellings, turned into its controls' own: kebab-case names
+/// (`--rps-fast` is `--rpsFast`), `--bulkhead N` (a bulkhead of N: a semaphore with
+/// `maxConcurrentCalls` N, or with `--bulkhead-kind thread-pool` a thread pool of N
+/// threads) and `--bulkhead-kind semaphore|thread-pool`.
+fn pool_aliases(pairs: Vec<(String, String)>) -> Result<Vec<(String, String)>, String> {
+    let camel = |name: &str| {
+        let mut parts = name.split('-');
+        let mut out = parts.next().unwrap_or_default().to_string();
+        for part in parts {
+            let mut chars = part.chars();
+            if let Some(first) = chars.next() {
+                out.push(first.to_ascii_uppercase());
+                out.extend(chars);
+            }
+        }
+        out
+    };
+    let kind = match pairs.iter().rfind(|(name, _)| name == "bulkhead-kind") {
+        Some((_, kind)) if kind == "semaphore" || kind == "thread-pool" => Some(kind.clone()),
+        Some((_, kind)) => {
+            return Err(format!(
+                "--bulkhead-kind: use semaphore or thread-pool (got “{kind}”)"
+            ))
+        }
+        None => None,
+    };
+    let mut out = Vec::new();
+    for (name, value) in pairs {
+        match (name.as_str(), kind.as_deref()) {
+            ("bulkhead-kind", Some(kind)) => out.push(("bulkhead".into(), kind.to_string())),
+            ("bulkhead", kind)
+                if !value.trim().is_empty() && value.trim().bytes().all(|b| b.is_ascii_digit()) =>
+            {
+                let size = value.trim().to_string();
+                match kind.unwrap_or("semaphore") {
+                    "thread-pool" => {
+                        out.push(("bulkhead".into(), "thread-pool".into()));
+                        out.push(("maxThreadPoolSize".into(), size.clone()));
+                        out.push(("coreThreadPoolSize".into(), size));
+                    }
+                    _ => {
+                        out.push(("bulkhead".into(), "semaphore".into()));
+                        out.push(("maxConcurrentCalls".into(), size));
+                    }
+                }
+            }
+            ("bulkhead", Some(kind)) if value != kind => {
+                return Err(format!(
+                    "--bulkhead {value} and --bulkhead-kind {kind} disagree"
+                ))
+            }
+            _ => out.push((camel(&name), value)),
+        }
+    }
+    Ok(out)
+}
+
 /// The lab's config from the flags, through the same control table as the page and the
 /// link; the first flag that cannot be used is the error. `--help` lists the controls.
 fn lab_config<L: LabModel>(pairs: Vec<(String, String)>) -> Result<L, String> {
@@ -216,6 +283,11 @@ fn controls_help<L: LabModel>() -> String {
     let mut text = format!("Controls of `lab {}` (flag, default, meaning):", L::NAME);
     if L::NAME == "amplification" {
         text.push_str("\n  --policy retries  Which line to run: none, retries or budget.");
+    }
+    if L::NAME == "pool" {
+        text.push_str(
+            "\n  --bulkhead N  A bulkhead of N: a semaphore with maxConcurrentCalls N, or a thread pool of N threads with --bulkhead-kind thread-pool.\n  --bulkhead-kind semaphore  The kind of bulkhead --bulkhead N sets: semaphore or thread-pool.\n  (Flags may also be written in kebab-case: --rps-fast 50, --vendor-slow-at-s 10.)",
+        );
     }
     let defaults = L::default();
     for c in L::controls().iter().filter(|c| c.is_cli_flag()) {

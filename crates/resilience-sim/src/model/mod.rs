@@ -3,6 +3,7 @@
 
 pub mod amplification;
 pub mod jitter;
+pub mod shared_pool;
 pub mod summary;
 pub mod tick;
 pub mod window_log;

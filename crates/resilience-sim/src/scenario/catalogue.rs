@@ -113,6 +113,10 @@ pub enum Lab {
     Amplification,
     /// Lab B: jitter against synchronized waves.
     Jitter,
+    /// Lab F of ../shared/spec/03-incident-labs.md: one breaker driven call by call.
+    Sandbox,
+    /// Lab D: a shared pool of 24 threads, and a bulkhead of 8.
+    Pool,
 }
 
 /// A numbered lab demo (after the tick demos).
@@ -122,16 +126,20 @@ pub struct LabInfo {
     pub title: &'static str,
     pub setup: &'static str,
     pub watch: &'static str,
+    /// What kind of lab, after the number in the page's kicker ("retry lab").
+    pub kind: &'static str,
     pub lab: Lab,
 }
 
-/// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md.
-pub const LABS: [LabInfo; 2] = [
+/// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md; 10 and 11: labs F and
+/// D of ../shared/spec/03-incident-labs.md.
+pub const LABS: [LabInfo; 4] = [
     LabInfo {
         number: 8,
         title: "Retries can keep a system down",
         setup: "1,000 requests/s, a provider that degrades for 5 s; no retries, 3 retries, a retry budget",
         watch: "With 3 retries the provider stays overloaded long after it is healthy again; the budget recovers.",
+        kind: "retry lab",
         lab: Lab::Amplification,
     },
     LabInfo {
@@ -139,7 +147,24 @@ pub const LABS: [LabInfo; 2] = [
         title: "Jitter against synchronized waves",
         setup: "1,000 clients call at once against 150 calls per 100 ms; the rejected retry with exponential backoff",
         watch: "Without jitter the retries arrive in waves; full jitter spreads them and everyone is served sooner.",
+        kind: "retry lab",
         lab: Lab::Jitter,
+    },
+    LabInfo {
+        number: 10,
+        title: "The breaker sandbox",
+        setup: "one circuit breaker: COUNT_BASED window of 10, 50 % threshold, 10 s wait, 3 trials",
+        watch: "Five failures among ten calls open it; after more than 10 s the next call is a half-open trial.",
+        kind: "breaker lab",
+        lab: Lab::Sandbox,
+    },
+    LabInfo {
+        number: 11,
+        title: "One pool of 24 threads, and a bulkhead of 8",
+        setup: "24 request threads; /fast and /drm at 50 requests/s each; the vendor behind /drm turns slow (5 s)",
+        watch: "Without isolation /fast dies with /drm; a bulkhead of 8 on the vendor call keeps /fast at 100 %.",
+        kind: "incident lab",
+        lab: Lab::Pool,
     },
 ];
 
@@ -180,9 +205,11 @@ mod tests {
     #[test]
     fn the_course_numbers_its_labs_after_the_tick_demos() {
         let numbers: Vec<u32> = course().map(|(n, _)| n).collect();
-        assert_eq!(numbers, (1..=9).collect::<Vec<_>>());
+        assert_eq!(numbers, (1..=11).collect::<Vec<_>>());
         assert_eq!(lab(8).map(|l| l.lab), Some(Lab::Amplification));
         assert_eq!(lab(9).map(|l| l.lab), Some(Lab::Jitter));
-        assert!(exists(9) && !exists(10) && !exists(0));
+        assert_eq!(lab(10).map(|l| l.lab), Some(Lab::Sandbox));
+        assert_eq!(lab(11).map(|l| l.lab), Some(Lab::Pool));
+        assert!(exists(11) && !exists(12) && !exists(0));
     }
 }

@@ -13,6 +13,8 @@ pub mod catalogue;
 pub mod compare;
 pub mod lab_session;
 pub mod labs;
+pub mod pool_lab;
+pub mod sandbox;
 pub mod session;
 
 use serde::{Deserialize, Serialize};

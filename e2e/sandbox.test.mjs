@@ -1,0 +1,83 @@
+// End-to-end: Demo 10, the breaker sandbox, driven through its buttons as a learner would:
+// the course's default sequence, a misconfiguration replayed step by step, a script
+// exported and imported again, and screenshots at desktop and phone sizes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, openPage, screenshot } from './support.mjs';
+
+let browser;
+before(async () => { browser = await launchBrowser(); });
+after(async () => { await browser?.close(); });
+
+const state = (page) => page.getByTestId('breaker-state').textContent();
+const press = async (page, id, times = 1) => {
+  for (let i = 0; i < times; i++) await page.getByTestId(id).click();
+};
+
+test('Demo 10: 5 successes and 4 failures leave it CLOSED; a fifth failure opens it; a trial only after more than 10 s', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  await page.getByTestId('sandbox-send-success').waitFor();
+  await press(page, 'sandbox-send-success', 5);
+  await press(page, 'sandbox-send-failure', 4);
+  assert.equal(await state(page), 'CLOSED');
+  assert.match(await page.getByTestId('sandbox-rates').textContent(), /^Not enough calls: 9 of 10/);
+  await press(page, 'sandbox-send-failure');
+  assert.equal(await state(page), 'OPEN');
+  assert.match(await page.getByTestId('sandbox-log').textContent(), /STATE_TRANSITION CLOSED -> OPEN/);
+  // A call while OPEN is not permitted, and the fallback answers it.
+  await press(page, 'sandbox-send-success');
+  assert.match(await page.getByTestId('sandbox-log').locator('li').first().textContent(), /NOT_PERMITTED/);
+  assert.match(await page.getByTestId('sandbox-rung').textContent(), /cached answer/);
+  // Exactly 10 s later the call is still refused (Resilience4j waits strictly longer).
+  await press(page, 'sandbox-advance', 10);
+  assert.equal(await page.getByTestId('sandbox-clock').textContent(), '10 s');
+  await press(page, 'sandbox-send-success');
+  assert.equal(await state(page), 'OPEN');
+  await press(page, 'sandbox-advance');
+  await press(page, 'sandbox-send-success');
+  assert.equal(await state(page), 'HALF_OPEN');
+  assert.equal(await page.getByTestId('sandbox-detail').textContent(), 'trial calls sent: 1 of 3.');
+  await screenshot(page, 'demo-10-desktop');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 10: the 404 storm replayed step by step opens a breaker that does not ignore 404s', async () => {
+  const { page, problems } = await openPage(browser, { width: 390, height: 844 }, '?demo=10', 'dark');
+  await page.getByTestId('sandbox-scenario-notFoundStorm').click();
+  // The scenario's settings reach the controls and the link.
+  assert.equal(await page.getByTestId('lab-control-ignoreExceptions').inputValue(), 'none');
+  await page.waitForFunction(() => location.search.includes('ignoreExceptions=none'));
+  assert.match(await page.getByTestId('sandbox-pending').textContent(), /^22 steps to go; next: send: Success\./);
+  await press(page, 'sandbox-step', 6);
+  assert.equal(await state(page), 'CLOSED');
+  await press(page, 'sandbox-run-all');
+  assert.equal(await state(page), 'OPEN');
+  assert.equal(await page.getByTestId('sandbox-pending').textContent(), 'No scenario step waiting.');
+  assert.ok(await page.getByTestId('sandbox-step').isDisabled());
+  await screenshot(page, 'demo-10-phone-dark');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 10: an exported script imported on a fresh page replays to the same state; bad input gets one line', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  await press(page, 'sandbox-send-failure', 10);
+  await press(page, 'sandbox-advance', 11);
+  await press(page, 'sandbox-send-success');
+  assert.equal(await state(page), 'HALF_OPEN');
+  const script = await page.getByTestId('sandbox-export').inputValue();
+  assert.ok(JSON.parse(script).steps.length > 20);
+  const { page: fresh, problems: freshProblems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  await fresh.getByTestId('sandbox-import-text').fill('{"steps": [{"jump": {}}]}');
+  await fresh.getByTestId('sandbox-import').click();
+  assert.match(await fresh.getByTestId('sandbox-refused').textContent(), /^invalid breaker script: /);
+  assert.equal(await state(fresh), 'CLOSED');
+  await fresh.getByTestId('sandbox-import-text').fill(script);
+  await fresh.getByTestId('sandbox-import').click();
+  assert.equal(await state(fresh), 'HALF_OPEN');
+  assert.equal(await fresh.getByTestId('sandbox-export').inputValue(), script);
+  assert.deepEqual([...problems, ...freshProblems], []);
+  await page.close();
+  await fresh.close();
+});

@@ -1,0 +1,882 @@
+//! Demo 10: the breaker sandbox. The learner drives one engine breaker
+//! ([`BreakerSandbox`]) call by call. Every button carries its intent as data
+//! (`data-act="send:failure"`, `"advance:1000"`, `"to:FORCED_OPEN"`); one click handler
+//! reads it ([`Intent::parse`]) and makes the one call of the session's API it names
+//! ([`apply`]). The page draws only what the session reports: the state diagram (the tick
+//! demos' drawing), the window, the rates against their thresholds, the OPEN countdown,
+//! the fallback's answer and the event log. The settings are the lab's control table
+//! ([`SandboxSettings`]), in the link like any lab's; a change replays the session.
+//!
+//! The panels are HTML written from the session and patched in place (as the tick demos'
+//! are), with one delegated handler for the buttons: a page of typed components for this
+//! many buttons and lists cost about five times as much wasm.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+use resilience_sim::policy::circuit_breaker::{CircuitBreakerEvent, State, WindowCell, WindowKind};
+use resilience_sim::scenario::catalogue::LabInfo;
+use resilience_sim::scenario::lab_session::{number_text, LabSession};
+use resilience_sim::scenario::sandbox::{
+    BreakerSandbox, CallClass, ClaimedSetting, Claims, Rates, Rung, SandboxCall, SandboxEvent,
+    SandboxScenario, SandboxSettings,
+};
+use resilience_sim::Millis;
+use wasm_bindgen::JsCast;
+
+use super::labs::{lab_state, LabFrame};
+use crate::components::{bind_all, message, LabState};
+use crate::format::trim;
+use crate::nav::Location;
+use crate::url_state::encode;
+use crate::views::breaker::diagram;
+use crate::views::html::{change, click, effect, live_html, Html};
+
+/// Imported files larger than this are refused unread (a script of the sandbox's maximum
+/// length is far smaller).
+const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
+/// The longest advance one press may ask for: a day.
+const MAX_ADVANCE_S: f64 = 86_400.0;
+
+/// One thing a button asks of the session.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Intent {
+    Send(SandboxCall),
+    /// Advance the clock by this many milliseconds.
+    Advance(Millis),
+    /// Advance by the breaker's open wait.
+    AdvanceWait,
+    /// Advance by the seconds typed in the field.
+    AdvanceTyped,
+    Transition(State),
+    Reset,
+    EmptyCache,
+    Load(SandboxScenario),
+    Step,
+    RunPending,
+    /// Apply the claims typed in the form.
+    Claims,
+    /// Replay the pasted script.
+    Import,
+    /// Copy the exported script.
+    Copy,
+}
+
+impl Intent {
+    /// Reads a button's `data-act`.
+    pub fn parse(act: &str) -> Option<Intent> {
+        let (verb, arg) = act.split_once(':').unwrap_or((act, ""));
+        Some(match verb {
+            "send" => Intent::Send(*SandboxCall::ALL.iter().find(|c| c.name() == arg)?),
+            "advance" => Intent::Advance(arg.parse().ok()?),
+            "advance-wait" => Intent::AdvanceWait,
+            "advance-typed" => Intent::AdvanceTyped,
+            "to" => Intent::Transition(
+                *[
+                    State::Closed,
+                    State::Open,
+                    State::HalfOpen,
+                    State::Disabled,
+                    State::ForcedOpen,
+                    State::MetricsOnly,
+                ]
+                .iter()
+                .find(|s| s.as_str() == arg)?,
+            ),
+            "reset" => Intent::Reset,
+            "empty-cache" => Intent::EmptyCache,
+            "load" => Intent::Load(SandboxScenario::from_name(arg)?),
+            "step" => Intent::Step,
+            "run-pending" => Intent::RunPending,
+            "claims" => Intent::Claims,
+            "import" => Intent::Import,
+            "copy" => Intent::Copy,
+            _ => return None,
+        })
+    }
+}
+
+/// What the page's fields hold when a button that reads them is pressed.
+#[derive(Debug, Default, Clone)]
+pub struct Fields {
+    pub advance_s: String,
+    pub claims: [String; 4],
+    pub answers_are_errors: bool,
+    pub pasted: String,
+}
+
+/// What the page says besides the session: the last action's path and messages.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PageNotes {
+    /// The transitions of the last action, in order (the diagram's numbered path).
+    pub path: Vec<(State, State)>,
+    /// Why the last action was refused.
+    pub refused: Option<String>,
+    /// The settings the last claims gave, each with its claim.
+    pub claimed: Vec<ClaimedSetting>,
+    /// A line about the script (imported, copied).
+    pub note: String,
+}
+
+/// Makes the one engine call `intent` names (the UI decides nothing else), and notes the
+/// transitions it caused.
+pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mut PageNotes) {
+    let before = s.events_total();
+    notes.note.clear();
+    let result = match intent {
+        Intent::Send(call) => s.send(call).map(|_| ()),
+        Intent::Advance(ms) => s.advance(ms).map(|_| ()),
+        Intent::AdvanceWait => {
+            let wait = s.config().wait_duration_in_open_state;
+            s.advance(wait).map(|_| ())
+        }
+        Intent::AdvanceTyped => match resilience_sim::number::parse_number(fields.advance_s.trim())
+        {
+            Some(v) if (0.0..=MAX_ADVANCE_S).contains(&v) => {
+                s.advance((v * 1000.0).round() as Millis).map(|_| ())
+            }
+            _ => Err(format!(
+                "Advance: “{}” is not a number of seconds from 0 to 86400.",
+                fields.advance_s.trim()
+            )),
+        },
+        Intent::Transition(to) => s.transition(to),
+        Intent::Reset => s.reset(),
+        Intent::EmptyCache => s.empty_cache(),
+        Intent::Load(scenario) => {
+            s.load_scenario(scenario);
+            Ok(())
+        }
+        Intent::Step => s.step().map(|_| ()),
+        Intent::RunPending => s.run_pending().map(|_| ()),
+        Intent::Claims => claims(fields).and_then(|c| {
+            s.apply_claims(&c)
+                .map(|list| notes.claimed = list)
+                .map_err(|e| message::<SandboxSettings>(&e))
+        }),
+        Intent::Import => s.import_json(&fields.pasted).map(|()| {
+            notes.note = "Imported: the script was replayed from t = 0.".to_string();
+        }),
+        Intent::Copy => Ok(()),
+    };
+    notes.path = s
+        .events()
+        .filter(|e| e.seq > before)
+        .filter_map(|e| match e.event {
+            SandboxEvent::Breaker(CircuitBreakerEvent::StateTransition { from, to, .. }) => {
+                Some((from, to))
+            }
+            _ => None,
+        })
+        .collect();
+    notes.refused = result.err();
+}
+
+/// The claims form's values, each checked.
+fn claims(fields: &Fields) -> Result<Claims, String> {
+    let [p995, incident, probes, rps] = &fields.claims;
+    let number = |text: &String, what: &str| {
+        resilience_sim::number::parse_number(text.trim())
+            .filter(|v| (0.0..=1e9).contains(v))
+            .ok_or_else(|| format!("{what}: “{}” is not a number from 0 up.", text.trim()))
+    };
+    Ok(Claims {
+        p995_latency_ms: number(p995, "p99.5 latency")?.round() as Millis,
+        typical_incident_s: number(incident, "Typical incident")?.round() as u64,
+        answers_are_errors: fields.answers_are_errors,
+        probes: number(probes, "Probes")?.min(1e6) as u32,
+        calls_per_second: number(rps, "Calls per second")?,
+    })
+}
+
+/// Virtual time as the page writes it: `0 s`, `2.5 s`, `10 s`, `0.1 s`.
+fn clock(ms: Millis) -> String {
+    format!("{} s", trim(ms as f64 / 1000.0))
+}
+
+#[component]
+pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
+    let (state, problems) = lab_state::<SandboxSettings>(info.number);
+    let settings = state.session.with_untracked(|l| l.config().clone());
+    let session = RwSignal::new(BreakerSandbox::new(settings).unwrap_or_default());
+    let notes = RwSignal::new(PageNotes::default());
+    // A changed control replays the session with the new settings (the engine validated
+    // them already; a replay that fails is reported like any refused change).
+    effect(move || {
+        let settings = state.session.with(|l| l.config().clone());
+        if session.with_untracked(|s| *s.settings() != settings) {
+            let mut result = Ok(());
+            session.update(|s| result = s.set_settings(settings));
+            if let Err(e) = result {
+                state.refused.set(Some(message::<SandboxSettings>(&e)));
+            }
+            notes.update(|n| n.path.clear());
+        }
+    });
+    let controls = bind_all(state);
+    view! {
+        <LabFrame info=info location=location controls=controls refused=state.refused
+            reset=Callback::new(move |_| {
+                state.reset();
+                session.update(BreakerSandbox::clear);
+                notes.set(PageNotes::default());
+            })
+            problems=problems>
+            <SandboxBody session=session notes=notes state=state />
+        </LabFrame>
+    }
+}
+
+/// The sandbox's panels, with one click handler (the buttons' intents) and one change
+/// handler (an imported file) for all of them.
+#[component]
+fn SandboxBody(
+    session: RwSignal<BreakerSandbox>,
+    notes: RwSignal<PageNotes>,
+    state: LabState<SandboxSettings>,
+) -> impl IntoView {
+    let on_click = click(move |ev| {
+        let Some(act) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-act]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-act"))
+        else {
+            return;
+        };
+        let Some(intent) = Intent::parse(&act) else {
+            return;
+        };
+        if intent == Intent::Copy {
+            copy(
+                session.with_untracked(|s| s.export_json().unwrap_or_default()),
+                notes,
+            );
+            return;
+        }
+        let fields = read_fields();
+        let mut result = notes.get_untracked();
+        session.update(|s| apply(s, intent, &fields, &mut result));
+        notes.set(result);
+        sync_settings(session, state);
+    });
+    let on_change = change(move |ev| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .filter(|i| i.type_() == "file")
+        else {
+            return;
+        };
+        if let Some(file) = input.files().and_then(|f| f.get(0)) {
+            import_file(file, session, notes, state);
+        }
+    });
+    let panel = |draw: fn(&BreakerSandbox, &PageNotes, &mut String)| {
+        live_html(move || {
+            let mut h = String::with_capacity(1024);
+            session.with(|s| notes.with(|n| draw(s, n, &mut h)));
+            h
+        })
+    };
+    view! {
+        <div class="sandbox" on:click=on_click on:change=on_change>
+            <div class="sandbox-status" inner_html=panel(draw_clock)></div>
+            <section class="panel sandbox-actions" aria-labelledby="sandbox-actions-heading" inner_html=ACTIONS></section>
+            <div inner_html=panel(draw_breaker)></div>
+            <div inner_html=panel(draw_fallback)></div>
+            <div inner_html=panel(draw_log)></div>
+            <div inner_html=panel(draw_scenarios)></div>
+            <section class="panel sandbox-claims" aria-labelledby="claims-heading" inner_html=CLAIMS_FORM></section>
+            <div inner_html=panel(draw_claimed)></div>
+            <div inner_html=panel(draw_exchange)></div>
+            <section class="panel sandbox-import" aria-labelledby="import-heading" inner_html=IMPORT_FORM></section>
+        </div>
+    }
+}
+
+/// After a scenario, an import or claims changed the settings, the controls and the link
+/// follow the session.
+fn sync_settings(session: RwSignal<BreakerSandbox>, state: LabState<SandboxSettings>) {
+    let settings = session.with_untracked(|s| s.settings().clone());
+    if state.session.with_untracked(|l| *l.config() != settings) {
+        state.session.set(LabSession::new(settings));
+        state.refused.set(None);
+    }
+}
+
+fn read_fields() -> Fields {
+    let document = document();
+    let value = |id: &str| {
+        document
+            .get_element_by_id(id)
+            .and_then(|e| {
+                e.clone()
+                    .dyn_into::<web_sys::HtmlInputElement>()
+                    .map(|i| i.value())
+                    .or_else(|e| {
+                        e.dyn_into::<web_sys::HtmlTextAreaElement>()
+                            .map(|t| t.value())
+                    })
+                    .ok()
+            })
+            .unwrap_or_default()
+    };
+    let checked = document
+        .get_element_by_id("claims-answers")
+        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
+        .is_some_and(|i| i.checked());
+    Fields {
+        advance_s: value("sandbox-advance-amount"),
+        claims: [
+            value("claims-p995"),
+            value("claims-incident"),
+            value("claims-probes"),
+            value("claims-rps"),
+        ],
+        answers_are_errors: checked,
+        pasted: value("sandbox-import-text"),
+    }
+}
+
+fn copy(text: String, notes: RwSignal<PageNotes>) {
+    let clipboard = window().navigator().clipboard();
+    spawn_local(async move {
+        let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+        notes.update(|n| {
+            n.note = match copied {
+                Ok(_) => "Copied to the clipboard.".to_string(),
+                Err(_) => {
+                    "The browser refused the clipboard: select the script and copy it.".to_string()
+                }
+            }
+        });
+    });
+}
+
+fn import_file(
+    file: web_sys::File,
+    session: RwSignal<BreakerSandbox>,
+    notes: RwSignal<PageNotes>,
+    state: LabState<SandboxSettings>,
+) {
+    if file.size() > MAX_IMPORT_BYTES {
+        notes.update(|n| {
+            n.refused =
+                Some("Import: that file is over 2 MB, too large for a breaker script.".to_string())
+        });
+        return;
+    }
+    spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|v| v.as_string());
+        let Some(pasted) = text else {
+            notes.update(|n| {
+                n.refused = Some("Import: the file could not be read as text.".to_string())
+            });
+            return;
+        };
+        let fields = Fields {
+            pasted,
+            ..Fields::default()
+        };
+        let mut result = PageNotes::default();
+        session.update(|s| apply(s, Intent::Import, &fields, &mut result));
+        notes.set(result);
+        sync_settings(session, state);
+    });
+}
+
+const ACTIONS: &str = concat!(
+    "<h2 id=\"sandbox-actions-heading\">Send calls, move the clock</h2>",
+    "<div class=\"button-row\" role=\"group\" aria-label=\"Send one call\">",
+    "<button type=\"button\" data-act=\"send:success\" data-testid=\"sandbox-send-success\">Success</button>",
+    "<button type=\"button\" data-act=\"send:failure\" data-testid=\"sandbox-send-failure\">Failure (IOException)</button>",
+    "<button type=\"button\" data-act=\"send:slow\" data-testid=\"sandbox-send-slow\">Slow success</button>",
+    "<button type=\"button\" data-act=\"send:ignored\" data-testid=\"sandbox-send-ignored\">404 (NotFoundException)</button>",
+    "</div>",
+    "<div class=\"button-row\" role=\"group\" aria-label=\"Advance the clock\">",
+    "<button type=\"button\" data-act=\"advance:1000\" data-testid=\"sandbox-advance\">+1 s</button>",
+    "<button type=\"button\" data-act=\"advance-wait\" data-testid=\"sandbox-advance-wait\">+ the open wait</button>",
+    "<label class=\"inline-field\">+ <input type=\"text\" inputmode=\"decimal\" size=\"5\" value=\"5\" id=\"sandbox-advance-amount\" data-testid=\"sandbox-advance-amount\" aria-label=\"Seconds to advance\"> s</label>",
+    "<button type=\"button\" data-act=\"advance-typed\" data-testid=\"sandbox-advance-by\">Advance</button>",
+    "</div>",
+    "<div class=\"button-row\" role=\"group\" aria-label=\"Set the state by hand\">",
+    "<button type=\"button\" class=\"secondary\" data-act=\"to:DISABLED\" data-testid=\"sandbox-to-DISABLED\">DISABLED</button>",
+    "<button type=\"button\" class=\"secondary\" data-act=\"to:FORCED_OPEN\" data-testid=\"sandbox-to-FORCED_OPEN\">FORCED_OPEN</button>",
+    "<button type=\"button\" class=\"secondary\" data-act=\"to:METRICS_ONLY\" data-testid=\"sandbox-to-METRICS_ONLY\">METRICS_ONLY</button>",
+    "<button type=\"button\" class=\"secondary\" data-act=\"to:CLOSED\" data-testid=\"sandbox-to-CLOSED\">CLOSED</button>",
+    "<button type=\"button\" class=\"secondary\" data-act=\"reset\" data-testid=\"sandbox-reset\">reset()</button>",
+    "</div>",
+);
+
+const CLAIMS_FORM: &str = concat!(
+    "<h2 id=\"claims-heading\">Configure from claims</h2>",
+    "<p>Write what the dependency's team can state; the settings follow from it, each next to its claim.</p>",
+    "<div class=\"claims-fields\">",
+    "<label>p99.5 latency (ms) <input type=\"text\" inputmode=\"decimal\" size=\"6\" id=\"claims-p995\" data-testid=\"claims-p995\" value=\"800\"></label>",
+    "<label>Typical incident (s) <input type=\"text\" inputmode=\"decimal\" size=\"6\" id=\"claims-incident\" data-testid=\"claims-incident\" value=\"30\"></label>",
+    "<label>Probes we accept to risk <input type=\"text\" inputmode=\"numeric\" size=\"4\" id=\"claims-probes\" data-testid=\"claims-probes\" value=\"5\"></label>",
+    "<label>Our calls per second <input type=\"text\" inputmode=\"decimal\" size=\"6\" id=\"claims-rps\" data-testid=\"claims-rps\" value=\"20\"></label>",
+    "<label class=\"toggle\"><input type=\"checkbox\" id=\"claims-answers\" data-testid=\"claims-answers\" checked> It reports answers (a 404, a decline) as exceptions</label>",
+    "</div>",
+    "<button type=\"button\" data-act=\"claims\" data-testid=\"sandbox-claims-apply\">Apply the settings these claims give</button>",
+);
+
+const IMPORT_FORM: &str = concat!(
+    "<h2 id=\"import-heading\">Replay a script</h2>",
+    "<label for=\"sandbox-import-text\">Paste a breaker script (the JSON of <code>resilience-sim breaker FILE</code>)</label>",
+    "<textarea id=\"sandbox-import-text\" data-testid=\"sandbox-import-text\" rows=\"4\" spellcheck=\"false\"></textarea>",
+    "<div class=\"button-row\"><button type=\"button\" data-act=\"import\" data-testid=\"sandbox-import\">Import and replay</button>",
+    "<label class=\"file-pick\">or a file: <input type=\"file\" accept=\".json,application/json\" data-testid=\"sandbox-import-file\"></label></div>",
+);
+
+/// The status bar: the clock, the state and the rates in one line (kept in view while the
+/// learner scrolls), and why the last action was refused.
+pub fn draw_clock(s: &BreakerSandbox, n: &PageNotes, h: &mut String) {
+    h.raw("<p class=\"sandbox-clock\" aria-live=\"polite\">t = <strong data-testid=\"sandbox-clock\">")
+        .text(&clock(s.now()))
+        .raw("</strong> · <strong class=\"state-text ")
+        .text(&s.state().as_str().to_ascii_lowercase())
+        .raw("\">")
+        .text(s.state().as_str())
+        .raw("</strong> · ")
+        .text(&s.rates().describe())
+        .raw("</p><p class=\"error\" role=\"alert\" data-testid=\"sandbox-refused\">");
+    if let Some(why) = &n.refused {
+        h.text(why);
+    }
+    h.raw("</p>");
+}
+
+/// The state line, the diagram, the rates and the window.
+pub fn draw_breaker(s: &BreakerSandbox, n: &PageNotes, h: &mut String) {
+    let state = s.state();
+    h.raw("<section class=\"panel breaker sandbox-breaker\" aria-labelledby=\"sandbox-breaker-heading\"><h2 id=\"sandbox-breaker-heading\">The circuit breaker</h2><p class=\"breaker-state-line\">State: <strong data-testid=\"breaker-state\" class=\"state-text ")
+        .text(&state.as_str().to_ascii_lowercase())
+        .raw("\">")
+        .text(state.as_str())
+        .raw("</strong> — <span data-testid=\"sandbox-detail\">")
+        .text(&detail(s))
+        .raw("</span></p>");
+    let wait = clock(s.config().wait_duration_in_open_state);
+    diagram(s.config(), state, &n.path, &wait, "in the last action", h);
+    h.raw("<p data-testid=\"sandbox-rates\">")
+        .text(&rates(s))
+        .raw("</p>");
+    match s.window_kind() {
+        WindowKind::CountBased(size) => {
+            let cells = s.window_cells();
+            h.raw("<h3>Window: the last ")
+                .num(size.into())
+                .raw(" recorded calls, oldest first</h3><ol class=\"window sandbox-window\" data-testid=\"sandbox-window\">");
+            for cell in &cells {
+                let (class, tag, label) = cell_words(*cell);
+                h.raw("<li class=\"cell ")
+                    .raw(class)
+                    .raw("\" title=\"")
+                    .raw(label)
+                    .raw("\"><span aria-hidden=\"true\">")
+                    .raw(tag)
+                    .raw("</span><span class=\"visually-hidden\">")
+                    .raw(label)
+                    .raw("</span></li>");
+            }
+            for _ in cells.len()..(size as usize).min(100) {
+                h.raw("<li class=\"cell empty\"><span class=\"visually-hidden\">empty</span></li>");
+            }
+            h.raw("</ol>");
+        }
+        WindowKind::TimeBased(size) => {
+            h.raw("<h3>Window: the last ")
+                .num(size.into())
+                .raw(" seconds</h3><ol class=\"buckets\" data-testid=\"sandbox-window\">");
+            for b in s.window_buckets() {
+                h.raw("<li>second ")
+                    .num(b.epoch_second)
+                    .raw(": ")
+                    .num(b.totals.calls.into())
+                    .raw(" calls, ")
+                    .num(b.totals.failed.into())
+                    .raw(" failed, ")
+                    .num(b.totals.slow.into())
+                    .raw(" slow</li>");
+            }
+            h.raw("</ol>");
+        }
+        WindowKind::Empty => {
+            h.raw("<p class=\"muted\" data-testid=\"sandbox-window\">No window: this state records nothing.</p>");
+        }
+    }
+    h.raw("</section>");
+}
+
+/// The state line's detail: what the breaker does now, with the countdown and the trials.
+pub fn detail(s: &BreakerSandbox) -> String {
+    match s.state() {
+        State::Open => match s.open_wait_remaining() {
+            Some(left)
+                if s.config()
+                    .automatic_transition_from_open_to_half_open_enabled =>
+            {
+                format!("refusing calls; HALF_OPEN by timer in {}.", clock(left))
+            }
+            Some(0) => "refusing calls; the wait is over, so the next call is a trial.".to_string(),
+            Some(left) => format!(
+                "refusing calls; {} of the wait left, then the next call is a trial.",
+                clock(left)
+            ),
+            None => "refusing calls.".to_string(),
+        },
+        State::HalfOpen => match s.half_open_trials() {
+            Some((sent, permitted)) => format!("trial calls sent: {sent} of {permitted}."),
+            None => "letting trial calls through.".to_string(),
+        },
+        State::Closed => "letting calls through and recording their outcomes.".to_string(),
+        State::Disabled => "set by hand: permits every call, records nothing.".to_string(),
+        State::ForcedOpen => "set by hand: refuses every call, never goes half-open.".to_string(),
+        State::MetricsOnly => "set by hand: records and reports, never changes state.".to_string(),
+    }
+}
+
+/// The rates against their thresholds, or why there are none.
+pub fn rates(s: &BreakerSandbox) -> String {
+    let c = s.config();
+    let thresholds = format!(
+        "opens at ≥ {} % failures or ≥ {} % slow calls (slow = over {})",
+        number_text(c.failure_rate_threshold.into()),
+        number_text(c.slow_call_rate_threshold.into()),
+        clock(c.slow_call_duration_threshold)
+    );
+    match s.rates() {
+        Rates::NotRecording => "Not recording in this state.".to_string(),
+        r => {
+            let text = r.describe();
+            let mut chars = text.chars();
+            let first: String = chars
+                .next()
+                .map(|c| c.to_uppercase().collect())
+                .unwrap_or_default();
+            format!("{first}{}; {thresholds}.", chars.as_str())
+        }
+    }
+}
+
+/// A window cell: its class, its short tag and its words.
+fn cell_words(cell: WindowCell) -> (&'static str, &'static str, &'static str) {
+    match cell {
+        WindowCell::Success => ("success", "✓", "success"),
+        WindowCell::Failure => ("failure", "✗", "failure"),
+        WindowCell::SlowSuccess => ("success slow", "slow", "slow success"),
+        WindowCell::SlowFailure => ("failure slow", "slow ✗", "slow failure"),
+    }
+}
+
+fn class_of(class: CallClass) -> &'static str {
+    match class {
+        CallClass::Success => "success",
+        CallClass::SlowSuccess => "slow",
+        CallClass::Failure | CallClass::SlowFailure => "failure",
+        CallClass::Ignored => "ignored",
+        CallClass::NotPermitted => "refused",
+    }
+}
+
+/// Who answered each call: the ladder, the cache, the last calls.
+pub fn draw_fallback(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
+    let last = s.records().next_back().map(|r| r.rung);
+    h.raw("<section class=\"panel sandbox-fallback\" aria-labelledby=\"fallback-heading\"><h2 id=\"fallback-heading\">The fallback ladder</h2><ol class=\"ladder\" data-testid=\"sandbox-ladder\">");
+    for rung in Rung::ALL {
+        h.raw(if last == Some(rung) {
+            "<li class=\"current\">"
+        } else {
+            "<li>"
+        })
+        .raw(rung.label())
+        .raw("</li>");
+    }
+    h.raw("</ol><p data-testid=\"sandbox-rung\">");
+    match last {
+        Some(rung) => h.raw("Last call answered by: ").raw(rung.label()).raw("."),
+        None => h.raw("No call yet."),
+    };
+    h.raw("</p><p data-testid=\"sandbox-cache\">");
+    match s.cache_age() {
+        None => h.raw("The cache is empty."),
+        Some(age) => h
+            .raw("The cache holds an answer ")
+            .text(&clock(age))
+            .raw(" old (")
+            .raw(if s.cache_fresh() {
+                "young enough to serve"
+            } else {
+                "too old to serve"
+            })
+            .raw(")."),
+    };
+    h.raw(" <button type=\"button\" class=\"secondary\" data-act=\"empty-cache\" data-testid=\"sandbox-empty-cache\">Empty the cache</button></p><h3>Last calls, newest first</h3><ol class=\"calls\" data-testid=\"sandbox-calls\">");
+    for r in s.records().rev().take(8) {
+        h.raw("<li class=\"")
+            .raw(class_of(r.class))
+            .raw("\">#")
+            .num(r.number)
+            .raw(" at ")
+            .text(&clock(r.at))
+            .raw(": ")
+            .raw(r.sent.map_or("a call", |c| c.label()))
+            .raw(" → ")
+            .raw(r.class.label())
+            .raw("; the user got: ")
+            .raw(r.rung.label())
+            .raw("</li>");
+    }
+    h.raw("</ol></section>");
+}
+
+/// The breaker's events with Resilience4j's names, newest first.
+pub fn draw_log(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
+    h.raw("<section class=\"panel sandbox-log\" aria-labelledby=\"log-heading\"><h2 id=\"log-heading\">Event log</h2><ol class=\"event-log\" data-testid=\"sandbox-log\">");
+    for e in s.events().rev().take(14) {
+        h.raw("<li><span class=\"at\">")
+            .text(&clock(e.event.at()))
+            .raw("</span> <code>")
+            .raw(e.event.name())
+            .raw("</code> ")
+            .text(&e.event.detail())
+            .raw("</li>");
+    }
+    h.raw("</ol></section>");
+}
+
+/// The two misconfigurations, replayed step by step.
+pub fn draw_scenarios(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
+    h.raw("<section class=\"panel sandbox-scenarios\" aria-labelledby=\"scenarios-heading\"><h2 id=\"scenarios-heading\">Two misconfigurations to replay</h2><ul class=\"scenario-list\">");
+    for sc in SandboxScenario::ALL {
+        h.raw("<li><button type=\"button\" data-act=\"load:")
+            .raw(sc.name())
+            .raw("\" data-testid=\"sandbox-scenario-")
+            .raw(sc.name())
+            .raw("\">")
+            .raw(sc.label())
+            .raw("</button> ")
+            .raw(sc.description())
+            .raw("</li>");
+    }
+    h.raw("</ul><p data-testid=\"sandbox-pending\">");
+    match s.pending().next() {
+        None => h.raw("No scenario step waiting."),
+        Some(next) => h
+            .num(s.pending_len() as u64)
+            .raw(" steps to go; next: ")
+            .text(&next.describe())
+            .raw("."),
+    };
+    let none = if s.pending_len() == 0 {
+        " disabled"
+    } else {
+        ""
+    };
+    h.raw("</p><div class=\"button-row\"><button type=\"button\" data-act=\"step\" data-testid=\"sandbox-step\"")
+        .raw(none)
+        .raw(">Next step</button><button type=\"button\" class=\"secondary\" data-act=\"run-pending\" data-testid=\"sandbox-run-all\"")
+        .raw(none)
+        .raw(">Run the rest</button></div></section>");
+}
+
+/// The settings the last claims gave, each next to its claim.
+pub fn draw_claimed(_: &BreakerSandbox, n: &PageNotes, h: &mut String) {
+    if n.claimed.is_empty() {
+        return;
+    }
+    h.raw("<table class=\"claims-table\" data-testid=\"sandbox-claims-list\"><caption>The settings these claims give (applied)</caption><thead><tr><th scope=\"col\">Setting</th><th scope=\"col\">Value</th><th scope=\"col\">Because</th></tr></thead><tbody>");
+    for c in &n.claimed {
+        h.raw("<tr><td><code>")
+            .text(c.name)
+            .raw("</code></td><td>")
+            .text(&c.value)
+            .raw("</td><td>")
+            .text(&c.claim)
+            .raw("</td></tr>");
+    }
+    h.raw("</tbody></table>");
+}
+
+/// The session as the script `resilience-sim breaker FILE` reads.
+pub fn draw_exchange(s: &BreakerSandbox, n: &PageNotes, h: &mut String) {
+    let json = s.export_json().unwrap_or_else(|e| e);
+    h.raw("<section class=\"panel sandbox-script\" aria-labelledby=\"script-heading\"><h2 id=\"script-heading\">The session as a breaker script</h2><p>The JSON that <code>resilience-sim breaker FILE</code> reads: the command line ends in the same state with the same metrics.</p><textarea aria-label=\"Script of this session\" data-testid=\"sandbox-export\" readonly rows=\"8\" spellcheck=\"false\">")
+        .text(&json)
+        .raw("</textarea><div class=\"button-row\"><button type=\"button\" data-act=\"copy\" data-testid=\"sandbox-copy\">Copy</button><a class=\"button secondary\" download=\"breaker-script.json\" data-testid=\"sandbox-download\" href=\"data:application/json;charset=utf-8,")
+        .text(&encode(&json))
+        .raw("\">Download</a></div><p role=\"status\" data-testid=\"sandbox-script-note\">")
+        .text(&n.note)
+        .raw("</p></section>");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resilience_sim::scenario::breaker_script::{parse_breaker_script, run_breaker_script};
+
+    fn press(s: &mut BreakerSandbox, act: &str) -> PageNotes {
+        let mut notes = PageNotes::default();
+        let intent = Intent::parse(act).unwrap_or_else(|| panic!("{act} is no intent"));
+        apply(s, intent, &Fields::default(), &mut notes);
+        notes
+    }
+
+    /// The issue's default sequence, through the buttons' intents: 5 successes and 4
+    /// failures leave it CLOSED (9 of 10 calls), a fifth failure opens it (5 of 10 = 50 %),
+    /// a call is then refused, and only strictly after the 10 s wait is the next a trial.
+    #[test]
+    fn the_default_sequence_through_the_buttons() {
+        let mut s = BreakerSandbox::default();
+        for _ in 0..5 {
+            press(&mut s, "send:success");
+        }
+        for _ in 0..4 {
+            press(&mut s, "send:failure");
+        }
+        assert_eq!(s.state(), State::Closed);
+        assert_eq!(
+            rates(&s).split(';').next(),
+            Some("Not enough calls: 9 of 10")
+        );
+        let notes = press(&mut s, "send:failure");
+        assert_eq!(s.state(), State::Open);
+        assert_eq!(notes.path, vec![(State::Closed, State::Open)]);
+        press(&mut s, "send:success");
+        assert_eq!(
+            s.records().next_back().map(|r| r.class),
+            Some(CallClass::NotPermitted)
+        );
+        for _ in 0..10 {
+            press(&mut s, "advance:1000");
+        }
+        press(&mut s, "send:success");
+        assert_eq!(
+            s.state(),
+            State::Open,
+            "at exactly the wait the call is still refused"
+        );
+        press(&mut s, "advance:1000");
+        let notes = press(&mut s, "send:success");
+        assert_eq!(notes.path, vec![(State::Open, State::HalfOpen)]);
+        assert_eq!(detail(&s), "trial calls sent: 1 of 3.");
+    }
+
+    #[test]
+    fn every_button_of_the_page_names_an_intent() {
+        let mut all = String::new();
+        let s = BreakerSandbox::default();
+        let n = PageNotes::default();
+        all.push_str(ACTIONS);
+        all.push_str(CLAIMS_FORM);
+        all.push_str(IMPORT_FORM);
+        for draw in [draw_fallback, draw_scenarios, draw_exchange] {
+            draw(&s, &n, &mut all);
+        }
+        let acts: Vec<&str> = all
+            .split("data-act=\"")
+            .skip(1)
+            .map(|r| &r[..r.find('"').unwrap()])
+            .collect();
+        assert!(acts.len() >= 17, "{acts:?}");
+        for act in acts {
+            assert!(Intent::parse(act).is_some(), "{act}");
+        }
+        assert_eq!(Intent::parse("send:teapot"), None);
+        assert_eq!(Intent::parse("advance:-1"), None);
+    }
+
+    #[test]
+    fn a_typed_advance_is_checked() {
+        let mut s = BreakerSandbox::default();
+        let mut notes = PageNotes::default();
+        for (typed, now, refused) in [
+            ("2.5", 2_500, false),
+            ("abc", 2_500, true),
+            ("-1", 2_500, true),
+            ("1e9", 2_500, true),
+        ] {
+            let fields = Fields {
+                advance_s: typed.to_string(),
+                ..Fields::default()
+            };
+            apply(&mut s, Intent::AdvanceTyped, &fields, &mut notes);
+            assert_eq!(
+                (s.now(), notes.refused.is_some()),
+                (now, refused),
+                "{typed}"
+            );
+        }
+    }
+
+    /// The exported script, run by the CLI's runner, ends where the sandbox is.
+    #[test]
+    fn the_export_replays_to_the_same_state_as_the_cli() {
+        let mut s = BreakerSandbox::default();
+        for act in [
+            "send:success",
+            "send:failure",
+            "send:slow",
+            "send:ignored",
+            "advance:1000",
+        ] {
+            for _ in 0..3 {
+                press(&mut s, act);
+            }
+        }
+        let script = parse_breaker_script(&s.export_json().unwrap()).unwrap();
+        let last = run_breaker_script(&script).unwrap().pop().unwrap();
+        let m = s.metrics();
+        assert_eq!(
+            (last.state, last.buffered, last.failed, last.slow),
+            (s.state(), m.buffered, m.failed, m.slow)
+        );
+        let mut html = String::new();
+        draw_exchange(&s, &PageNotes::default(), &mut html);
+        assert!(
+            html.contains("href=\"data:application/json;charset=utf-8,%7B"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn claims_are_checked_then_applied() {
+        let mut s = BreakerSandbox::default();
+        let mut notes = PageNotes::default();
+        let fields = Fields {
+            claims: ["800", "30", "5", "20"].map(String::from),
+            answers_are_errors: true,
+            ..Fields::default()
+        };
+        apply(&mut s, Intent::Claims, &fields, &mut notes);
+        assert_eq!(notes.refused, None);
+        assert_eq!(s.config().slow_call_duration_threshold, 800);
+        assert_eq!(s.config().wait_duration_in_open_state, 30_000);
+        assert_eq!(s.config().permitted_number_of_calls_in_half_open_state, 5);
+        assert!(notes
+            .claimed
+            .iter()
+            .any(|c| c.name == "slowCallDurationThreshold"));
+        let bad = Fields {
+            claims: ["fast", "30", "5", "20"].map(String::from),
+            ..Fields::default()
+        };
+        apply(&mut s, Intent::Claims, &bad, &mut notes);
+        assert!(
+            notes
+                .refused
+                .as_deref()
+                .is_some_and(|m| m.starts_with("p99.5 latency")),
+            "{notes:?}"
+        );
+        assert_eq!(
+            s.config().slow_call_duration_threshold,
+            800,
+            "a refused claim changes nothing"
+        );
+    }
+}
