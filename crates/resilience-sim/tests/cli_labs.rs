@@ -1,40 +1,11 @@
 //! `resilience-sim lab amplification|jitter`: the JSON shape of both labs, flags reaching
 //! the model, and bad flags as a one-line error with exit code 2.
 
-use std::process::{Command, Output};
-
 use serde_json::Value;
 
-fn cli(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_resilience-sim"))
-        .args(args)
-        .output()
-        .expect("the CLI starts")
-}
+mod common;
 
-fn json(args: &[&str]) -> Value {
-    let out = cli(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stderr.is_empty());
-    let text = String::from_utf8(out.stdout).unwrap();
-    assert_eq!(text.lines().count(), 1, "one JSON object on one line");
-    serde_json::from_str(&text).expect("stdout is JSON")
-}
-
-fn refused(args: &[&str]) -> String {
-    let out = cli(args);
-    assert_eq!(out.status.code(), Some(2), "{args:?}");
-    assert!(out.stdout.is_empty(), "{args:?}: nothing on stdout");
-    let text = String::from_utf8(out.stderr).unwrap();
-    assert_eq!(text.lines().count(), 1, "{args:?}: one line, got {text:?}");
-    assert!(text.starts_with("resilience-sim: "), "{text}");
-    assert!(!text.contains("panicked"), "{text}");
-    text
-}
+use common::{cli, json, refused};
 
 fn array<'a>(value: &'a Value, key: &str) -> &'a Vec<Value> {
     value[key]

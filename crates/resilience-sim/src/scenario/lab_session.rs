@@ -278,6 +278,43 @@ pub fn number_text(v: f64) -> String {
     format!("{v}")
 }
 
+/// The number a `set` of a `Number` or `Whole` control receives (0 for other values: the
+/// session checked the kind before).
+pub fn number(value: ControlValue) -> f64 {
+    match value {
+        ControlValue::Number(v) => v,
+        _ => 0.0,
+    }
+}
+
+/// The option a `set` of a `Choice` control receives ("" for other values).
+pub fn choice(value: ControlValue) -> &'static str {
+    match value {
+        ControlValue::Choice(name) => name,
+        _ => "",
+    }
+}
+
+/// A slider of plain numbers followed by `unit`.
+pub const fn slider(min: f64, max: f64, step: f64, unit: &'static str) -> ControlKind {
+    ControlKind::Number {
+        min,
+        max,
+        step,
+        unit: Unit::Plain(unit),
+    }
+}
+
+/// A slider of milliseconds (shown in seconds).
+pub const fn millis(min: f64, max: f64, step: f64) -> ControlKind {
+    ControlKind::Number {
+        min,
+        max,
+        step,
+        unit: Unit::Millis,
+    }
+}
+
 /// A lab's config and its run, for one driver (a page, a link, the CLI).
 #[derive(Clone, PartialEq)]
 pub struct LabSession<L: LabModel> {

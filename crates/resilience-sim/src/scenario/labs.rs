@@ -2,7 +2,9 @@
 //! (../shared/spec/02-retry-labs.md). Each control's name is the config field's serde name,
 //! so `?demo=9&mode=full`, `--mode full` and `{"mode": "full"}` are one spelling.
 
-use super::lab_session::{Control, ControlKind, ControlValue, LabModel, Section, Unit};
+use super::lab_session::{
+    choice, millis, number, slider, Control, ControlKind, ControlValue, LabModel, Section,
+};
 use crate::error::ConfigError;
 use crate::model::amplification::{self, AmplificationConfig, AmplificationRun, BackoffKind};
 use crate::model::jitter::{self, JitterConfig, JitterRun};
@@ -58,20 +60,6 @@ const BACKOFF_OPTIONS: [(&str, &str); 3] = [
     ),
 ];
 
-fn number(value: ControlValue) -> f64 {
-    match value {
-        ControlValue::Number(v) => v,
-        _ => 0.0,
-    }
-}
-
-fn choice(value: ControlValue) -> &'static str {
-    match value {
-        ControlValue::Choice(name) => name,
-        _ => "",
-    }
-}
-
 /// An optional duration as a number: 0 is "none".
 fn optional_ms(ms: Option<u64>) -> ControlValue {
     ControlValue::Number(ms.unwrap_or(0) as f64)
@@ -79,24 +67,6 @@ fn optional_ms(ms: Option<u64>) -> ControlValue {
 
 fn to_optional_ms(value: ControlValue) -> Option<u64> {
     Some(number(value) as u64).filter(|&ms| ms > 0)
-}
-
-const fn slider(min: f64, max: f64, step: f64, unit: &'static str) -> ControlKind {
-    ControlKind::Number {
-        min,
-        max,
-        step,
-        unit: Unit::Plain(unit),
-    }
-}
-
-const fn millis(min: f64, max: f64, step: f64) -> ControlKind {
-    ControlKind::Number {
-        min,
-        max,
-        step,
-        unit: Unit::Millis,
-    }
 }
 
 const SEED: ControlKind = ControlKind::Whole {

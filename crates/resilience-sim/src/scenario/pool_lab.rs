@@ -3,7 +3,9 @@
 //! config field's serde name, so `?demo=11&bulkhead=semaphore`, `--bulkhead semaphore` and
 //! `{"bulkhead": "semaphore"}` are one spelling.
 
-use super::lab_session::{Control, ControlKind, ControlValue, LabModel, Section, Unit};
+use super::lab_session::{
+    choice, number, Control, ControlKind, ControlValue, LabModel, Section, Unit,
+};
 use crate::error::ConfigError;
 use crate::model::shared_pool::{
     self, Arrivals, PoolBulkhead, SharedPoolConfig, SharedPoolRun, MAX_CLIENT_TIMEOUT_MS,
@@ -33,20 +35,6 @@ const ARRIVAL_OPTIONS: [(&str, &str); 2] = [
     (Arrivals::Even.name(), Arrivals::Even.label()),
     (Arrivals::Poisson.name(), Arrivals::Poisson.label()),
 ];
-
-fn number(value: ControlValue) -> f64 {
-    match value {
-        ControlValue::Number(v) => v,
-        _ => 0.0,
-    }
-}
-
-fn choice(value: ControlValue) -> &'static str {
-    match value {
-        ControlValue::Choice(name) => name,
-        _ => "",
-    }
-}
 
 const fn count(max: u32, unit: &'static str) -> ControlKind {
     ControlKind::Number {

@@ -58,11 +58,11 @@ use serde::Serialize;
 
 use super::breaker_script::{parse_breaker_script, BreakerScript, BreakerStep};
 use super::lab_session::{
-    self, Control, ControlKind, ControlValue, LabModel, LabSession, Section, Unit,
+    self, choice, millis, number, slider, Control, ControlKind, ControlValue, LabModel, LabSession,
+    Section,
 };
 use crate::duration::format_duration;
 use crate::error::ConfigError;
-use crate::number::parse_number;
 use crate::policy::circuit_breaker::config::exception_matches;
 use crate::policy::circuit_breaker::{
     window, Bucket, CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, Metrics,
@@ -592,45 +592,15 @@ fn option_list(
     Some(name.split(',').map(str::to_string).collect())
 }
 
-fn number(value: ControlValue) -> f64 {
-    match value {
-        ControlValue::Number(v) => v,
-        _ => 0.0,
-    }
-}
-
-fn choice(value: ControlValue) -> &'static str {
-    match value {
-        ControlValue::Choice(name) => name,
-        _ => "",
-    }
-}
-
 /// An `f32` setting as the number it was typed as (50 and 33.3, not 33.29999923706055).
+/// A threshold as the slider shows it: the f32 widened without its binary noise (57.1,
+/// not 57.09999847), with no float formatting in the wasm.
 fn f32_number(v: f32) -> ControlValue {
-    ControlValue::Number(parse_number(&v.to_string()).unwrap_or(f64::from(v)))
+    ControlValue::Number((f64::from(v) * 1e4).round() / 1e4)
 }
 
 fn millis_value(ms: Millis) -> ControlValue {
     ControlValue::Number(ms as f64)
-}
-
-const fn slider(min: f64, max: f64, step: f64, unit: &'static str) -> ControlKind {
-    ControlKind::Number {
-        min,
-        max,
-        step,
-        unit: Unit::Plain(unit),
-    }
-}
-
-const fn millis(min: f64, max: f64, step: f64) -> ControlKind {
-    ControlKind::Number {
-        min,
-        max,
-        step,
-        unit: Unit::Millis,
-    }
 }
 
 type S = SandboxSettings;
