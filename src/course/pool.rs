@@ -253,7 +253,7 @@ pub fn littles_law_html(config: &SharedPoolConfig, run: &SharedPoolRun, h: &mut 
         secs(config.fast_ms),
         trim(run.fast_threads_needed),
     );
-    h.raw("<p><strong>rps × latency = threads needed</strong>: ")
+    h.raw("<section class=\"panel pool-panel\" data-testid=\"pool-littles-law\" aria-labelledby=\"pool-law-heading\"><h2 id=\"pool-law-heading\">Little&#39;s law: the threads each endpoint needs</h2><p><strong>rps × latency = threads needed</strong>: ")
         .text(&p)
         .raw("</p><p>");
     let fast = trim(run.fast_threads_needed);
@@ -292,7 +292,7 @@ pub fn littles_law_html(config: &SharedPoolConfig, run: &SharedPoolRun, h: &mut 
     p.push_str(&format!(
         " In this run /drm held up to {peak} of the {threads} threads."
     ));
-    h.text(&p).raw("</p>");
+    h.text(&p).raw("</p></section>");
 }
 
 #[component]
@@ -300,45 +300,34 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     let (state, problems) = lab_state::<PoolLab>(info.number);
     let session = state.session;
     let controls = bind_all(state);
-    let run = Memo::new(move |_| {
+    // The session keeps its run: every view reads it there (no copy of the run in a memo,
+    // whose comparing and cloning code the wasm would carry).
+    let last = move || session.with(|s| s.config().config.seconds.max(1));
+    // The second the cells show: first, two seconds into the incident.
+    let second = RwSignal::new(session.with_untracked(|s| s.config().config.vendor_slow_at_s + 2));
+    let shown = move || second.get().clamp(1, last());
+    let spec = Signal::from(Memo::new(move |_| {
         session.with(|s| {
             s.run()
-                .clone()
-                .ok()
-                .map(|run| (s.config().config.clone(), run))
-        })
-    });
-    // The second the cells show: first, two seconds into the incident.
-    let second = RwSignal::new(session.with_untracked(|s| {
-        let c = &s.config().config;
-        (c.vendor_slow_at_s + 2).clamp(1, c.seconds.max(1))
-    }));
-    let last = move || run.with(|r| r.as_ref().map_or(1, |(_, run)| run.seconds.len() as u32));
-    let shown = move || second.get().clamp(1, last().max(1));
-    let spec = Signal::from(Memo::new(move |_| {
-        run.with(|r| {
-            r.as_ref()
-                .map_or_else(ChartSpec::empty, |(_, run)| success_chart(run))
+                .as_ref()
+                .map_or_else(|_| ChartSpec::empty(), success_chart)
         })
     }));
     let summary = Signal::derive(move || {
-        run.with(|r| {
-            r.as_ref()
-                .map(|(_, run)| success_summary(run))
-                .unwrap_or_default()
-        })
+        session.with(|s| s.run().as_ref().map(success_summary).unwrap_or_default())
     });
     let cells = live_html(move || {
         let mut h = String::new();
         let at = shown();
-        run.with(|r| r.iter().for_each(|(_, run)| threads_html(run, at, &mut h)));
+        session.with(|s| s.run().iter().for_each(|run| threads_html(run, at, &mut h)));
         h
     });
     let law = live_html(move || {
         let mut h = String::new();
-        run.with(|r| {
-            r.iter()
-                .for_each(|(c, run)| littles_law_html(c, run, &mut h))
+        session.with(|s| {
+            s.run()
+                .iter()
+                .for_each(|run| littles_law_html(&s.config().config, run, &mut h))
         });
         h
     });
@@ -355,21 +344,16 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
                 title="Requests answered in time, per second." />
             <section class="panel pool-panel" aria-labelledby="pool-threads-heading">
                 <h2 id="pool-threads-heading">"The request threads, second by second"</h2>
-                <div class="control">
-                    <label for="pool-second">"Second shown"</label>
-                    <output for="pool-second">{live(move || shown().to_string())}</output>
-                    <input type="range" id="pool-second" data-testid="pool-scrubber"
+                <label class="pool-scrubber">"Second shown"
+                    <input type="range" data-testid="pool-scrubber"
                         min="1" max=live(move || last().to_string()) step="1"
                         prop:value=live(move || shown().to_string())
                         aria-valuetext=live(move || format!("second {}", shown()))
                         on:input=change(scrub) />
-                </div>
+                </label>
                 <div inner_html=cells></div>
             </section>
-            <section class="panel pool-panel" data-testid="pool-littles-law" aria-labelledby="pool-law-heading">
-                <h2 id="pool-law-heading">"Little's law: the threads each endpoint needs"</h2>
-                <div inner_html=law></div>
-            </section>
+            <div inner_html=law></div>
         </LabFrame>
     }
 }

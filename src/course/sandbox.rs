@@ -57,6 +57,8 @@ pub enum Intent {
     Claims,
     /// Replay the pasted script.
     Import,
+    /// Write the session out as a script (on demand: a long session is a long text).
+    Export,
     /// Copy the exported script.
     Copy,
 }
@@ -89,6 +91,7 @@ impl Intent {
             "run-pending" => Intent::RunPending,
             "claims" => Intent::Claims,
             "import" => Intent::Import,
+            "export" => Intent::Export,
             "copy" => Intent::Copy,
             _ => return None,
         })
@@ -115,6 +118,9 @@ pub struct PageNotes {
     pub claimed: Vec<ClaimedSetting>,
     /// A line about the script (imported, copied).
     pub note: String,
+    /// The session as a script, when the learner asked for it (dropped at the next
+    /// action, which would make it stale).
+    pub exported: Option<String>,
 }
 
 /// Makes the one engine call `intent` names (the UI decides nothing else), and notes the
@@ -122,6 +128,7 @@ pub struct PageNotes {
 pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mut PageNotes) {
     let before = s.events_total();
     notes.note.clear();
+    notes.exported = None;
     let result = match intent {
         Intent::Send(call) => s.send(call).map(|_| ()),
         Intent::Advance(ms) => s.advance(ms).map(|_| ()),
@@ -156,6 +163,7 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
         Intent::Import => s.import_json(&fields.pasted).map(|()| {
             notes.note = "Imported: the script was replayed from t = 0.".to_string();
         }),
+        Intent::Export => s.export_json().map(|json| notes.exported = Some(json)),
         Intent::Copy => Ok(()),
     };
     notes.path = s
@@ -702,14 +710,22 @@ pub fn draw_claimed(_: &BreakerSandbox, n: &PageNotes, h: &mut String) {
     h.raw("</tbody></table>");
 }
 
-/// The session as the script `resilience-sim breaker FILE` reads.
-pub fn draw_exchange(s: &BreakerSandbox, n: &PageNotes, h: &mut String) {
-    let json = s.export_json().unwrap_or_else(|e| e);
-    h.raw("<section class=\"panel sandbox-script\" aria-labelledby=\"script-heading\"><h2 id=\"script-heading\">The session as a breaker script</h2><p>The JSON that <code>resilience-sim breaker FILE</code> reads: the command line ends in the same state with the same metrics.</p><textarea aria-label=\"Script of this session\" data-testid=\"sandbox-export\" readonly rows=\"8\" spellcheck=\"false\">")
-        .text(&json)
-        .raw("</textarea><div class=\"button-row\"><button type=\"button\" data-act=\"copy\" data-testid=\"sandbox-copy\">Copy</button><a class=\"button secondary\" download=\"breaker-script.json\" data-testid=\"sandbox-download\" href=\"data:application/json;charset=utf-8,")
-        .text(&encode(&json))
-        .raw("\">Download</a></div><p role=\"status\" data-testid=\"sandbox-script-note\">")
+/// The session as the script `resilience-sim breaker FILE` reads, written when asked.
+pub fn draw_exchange(_: &BreakerSandbox, n: &PageNotes, h: &mut String) {
+    h.raw("<section class=\"panel sandbox-script\" aria-labelledby=\"script-heading\"><h2 id=\"script-heading\">The session as a breaker script</h2><p>The JSON that <code>resilience-sim breaker FILE</code> reads: the command line ends in the same state with the same metrics.</p>");
+    match &n.exported {
+        None => {
+            h.raw("<button type=\"button\" data-act=\"export\" data-testid=\"sandbox-export-show\">Write this session as a script</button>");
+        }
+        Some(json) => {
+            h.raw("<textarea aria-label=\"Script of this session\" data-testid=\"sandbox-export\" readonly rows=\"8\" spellcheck=\"false\">")
+                .text(json)
+                .raw("</textarea><div class=\"button-row\"><button type=\"button\" data-act=\"copy\" data-testid=\"sandbox-copy\">Copy</button><a class=\"button secondary\" download=\"breaker-script.json\" data-testid=\"sandbox-download\" href=\"data:application/json;charset=utf-8,")
+                .text(&encode(json))
+                .raw("\">Download</a></div>");
+        }
+    }
+    h.raw("<p role=\"status\" data-testid=\"sandbox-script-note\">")
         .text(&n.note)
         .raw("</p></section>");
 }
@@ -835,12 +851,16 @@ mod tests {
             (last.state, last.buffered, last.failed, last.slow),
             (s.state(), m.buffered, m.failed, m.slow)
         );
+        let notes = press(&mut s, "export");
         let mut html = String::new();
-        draw_exchange(&s, &PageNotes::default(), &mut html);
+        draw_exchange(&s, &notes, &mut html);
         assert!(
             html.contains("href=\"data:application/json;charset=utf-8,%7B"),
             "{html}"
         );
+        // The next action drops the text it would make stale.
+        let notes = press(&mut s, "send:success");
+        assert_eq!(notes.exported, None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
-// End-to-end: Demo 10, the breaker sandbox, driven through its buttons as a learner would:
-// the course's default sequence, a misconfiguration replayed step by step, a script
-// exported and imported again, and screenshots at desktop and phone sizes.
+// End-to-end: Demo 10, the breaker sandbox, driven through its buttons as a learner would
+// (the course's default sequence, a misconfiguration replayed step by step, a script
+// exported and imported again), and Demo 11, the shared pool with and without its
+// bulkhead; screenshots at desktop and phone sizes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launchBrowser, openPage, screenshot } from './support.mjs';
@@ -66,6 +67,7 @@ test('Demo 10: an exported script imported on a fresh page replays to the same s
   await press(page, 'sandbox-advance', 11);
   await press(page, 'sandbox-send-success');
   assert.equal(await state(page), 'HALF_OPEN');
+  await page.getByTestId('sandbox-export-show').click();
   const script = await page.getByTestId('sandbox-export').inputValue();
   assert.ok(JSON.parse(script).steps.length > 20);
   const { page: fresh, problems: freshProblems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
@@ -76,8 +78,37 @@ test('Demo 10: an exported script imported on a fresh page replays to the same s
   await fresh.getByTestId('sandbox-import-text').fill(script);
   await fresh.getByTestId('sandbox-import').click();
   assert.equal(await state(fresh), 'HALF_OPEN');
+  await fresh.getByTestId('sandbox-export-show').click();
   assert.equal(await fresh.getByTestId('sandbox-export').inputValue(), script);
   assert.deepEqual([...problems, ...freshProblems], []);
   await page.close();
   await fresh.close();
+});
+
+test('Demo 11: the bulkhead toggle changes the /fast line; the scrubber moves through the seconds', async () => {
+  for (const [name, viewport, colorScheme] of [
+    ['desktop', { width: 1280, height: 800 }, 'light'],
+    ['phone', { width: 390, height: 844 }, 'dark'],
+  ]) {
+    const { page, problems } = await openPage(browser, viewport, '?demo=11', colorScheme);
+    await page.locator('[data-testid=pool-success-canvas][data-render-count]').waitFor();
+    const summary = page.getByTestId('pool-success-summary');
+    assert.match(await summary.textContent(), /\/fast: 100 % until then; below 10 % from 1[0-5] s on/);
+    assert.match(await page.getByTestId('pool-littles-law').textContent(), /50 × 5 s = 250/);
+    assert.equal(await page.locator('[data-testid=pool-threads] [data-use]').count(), 24);
+    // Second 12 without isolation: every thread held by /drm.
+    assert.equal(await page.locator('[data-testid=pool-threads] [data-use=fast]').count(), 0);
+    await page.getByTestId('lab-control-bulkhead').selectOption('semaphore');
+    await summary.filter({ hasText: '/fast: 100 % until then; still 100 % after it' }).waitFor();
+    await page.waitForFunction(() => location.search.includes('bulkhead=semaphore'));
+    assert.equal(await page.locator('[data-testid=pool-threads] [data-use=stuck]').count(), 8);
+    // The scrubber is a slider: End goes to the last second.
+    await page.getByTestId('pool-scrubber').focus();
+    await page.keyboard.press('End');
+    assert.equal(await page.getByTestId('pool-scrubber').getAttribute('aria-valuetext'), 'second 60');
+    assert.match(await page.getByTestId('pool-threads-summary').textContent(), /^second 60:/);
+    await screenshot(page, `demo-11-${name}-${colorScheme}`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
 });
