@@ -277,7 +277,7 @@ async fn a_link_with_a_tick_opens_that_tick() {
 async fn the_demo_list_opens_a_demo() {
     let page = Page::open("demo=1").await;
     let links = page.all("demo-link");
-    assert_eq!(links.len(), 9, "Demos 1-7 and the labs 8-9 are listed");
+    assert_eq!(links.len(), 11, "Demos 1-7 and the labs 8-11 are listed");
     links[4].click();
     leptos::task::tick().await;
     assert_eq!(
@@ -289,6 +289,22 @@ async fn the_demo_list_opens_a_demo() {
         Some("page")
     );
     assert_eq!(links[0].get_attribute("aria-current"), None);
+}
+
+/// Demo 10: the buttons reach the engine's breaker through one delegated handler.
+#[wasm_bindgen_test]
+async fn sandbox_buttons_drive_the_breaker() {
+    let page = Page::open("demo=10").await;
+    assert_eq!(page.text("breaker-state"), "CLOSED");
+    for _ in 0..5 {
+        page.click("sandbox-send-success").await;
+        page.click("sandbox-send-failure").await;
+    }
+    assert_eq!(page.text("breaker-state"), "OPEN", "5 of 10 failed: 50 %");
+    page.click("sandbox-send-success").await;
+    assert!(page.text("sandbox-log").starts_with("0 s NOT_PERMITTED"));
+    page.click("sandbox-advance").await;
+    assert_eq!(page.text("sandbox-clock"), "1 s");
 }
 
 #[wasm_bindgen_test]

@@ -151,7 +151,7 @@ pub(crate) fn diagram(
     }
     h.raw("</title><defs><marker id=\"arrowhead\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"7\" markerHeight=\"7\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" class=\"arrow-head\"></path></marker><marker id=\"arrowhead-taken\" viewBox=\"0 0 10 10\" refX=\"9\" refY=\"5\" markerWidth=\"5\" markerHeight=\"5\" orient=\"auto-start-reverse\"><path d=\"M 0 0 L 10 5 L 0 10 z\" class=\"arrow-head taken\"></path></marker></defs>");
     for (from, to, d, _) in EDGES {
-        let taken = path.iter().any(|p| *p == (from, to));
+        let taken = path.contains(&(from, to));
         h.raw(if taken {
             "<path class=\"edge taken\" d=\""
         } else {
