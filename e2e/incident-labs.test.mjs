@@ -4,6 +4,7 @@
 // bulkhead; screenshots at desktop and phone sizes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { writeFile, mkdir } from 'node:fs/promises';
 import { launchBrowser, openPage, screenshot } from './support.mjs';
 
 let browser;
@@ -111,4 +112,39 @@ test('Demo 11: the bulkhead toggle changes the /fast line; the scrubber moves th
     assert.deepEqual(problems, []);
     await page.close();
   }
+});
+
+// One sandbox button: click -> the engine call -> every panel patched -> style and layout,
+// in one task (reported, not asserted).
+test('Demo 10: time of one button press, median', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  await page.getByTestId('sandbox-send-success').waitFor();
+  const result = await page.evaluate(async () => {
+    const log = document.querySelector('[data-testid=sandbox-log]').parentElement;
+    const times = [];
+    for (let i = 0; i < 60; i++) {
+      const id = ['sandbox-send-success', 'sandbox-send-failure', 'sandbox-advance'][i % 3];
+      const button = document.querySelector(`[data-testid=${id}]`);
+      const before = document.querySelector('[data-testid=sandbox-clock]').textContent + log.textContent;
+      const start = performance.now();
+      button.click();
+      for (let spins = 0; spins < 100000; spins++) {
+        const now = document.querySelector('[data-testid=sandbox-clock]').textContent
+          + document.querySelector('[data-testid=sandbox-log]').parentElement.textContent;
+        if (now !== before) break;
+        await Promise.resolve();
+      }
+      void document.body.offsetHeight;
+      times.push(performance.now() - start);
+      await new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
+    }
+    const sorted = [...times].sort((a, b) => a - b);
+    return { presses: times.length, median_ms: sorted[Math.floor(sorted.length / 2)], p95_ms: sorted[Math.floor(sorted.length * 0.95)] };
+  });
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(new URL('./results/sandbox-press.json', import.meta.url), JSON.stringify(result, null, 2));
+  console.log(`Sandbox button press: ${JSON.stringify(result)}`);
+  assert.equal(result.presses, 60);
+  assert.deepEqual(problems, []);
+  await page.close();
 });
