@@ -560,13 +560,13 @@ pub fn rates(s: &BreakerSandbox) -> String {
     match s.rates() {
         Rates::NotRecording => "Not recording in this state.".to_string(),
         r => {
-            let text = r.describe();
-            let mut chars = text.chars();
-            let first: String = chars
-                .next()
-                .map(|c| c.to_uppercase().collect())
-                .unwrap_or_default();
-            format!("{first}{}; {thresholds}.", chars.as_str())
+            // The engine's words start in lower case ("not enough calls: 7 of 10"); ASCII
+            // case only, so no Unicode case tables reach the wasm.
+            let mut text = r.describe();
+            if let Some(first) = text.get_mut(..1) {
+                first.make_ascii_uppercase();
+            }
+            format!("{text}; {thresholds}.")
         }
     }
 }
