@@ -82,3 +82,33 @@ fn both_misconfigurations_replay_in_the_cli() {
         "404s that are not ignored open it"
     );
 }
+
+/// Scripts that make the bare breaker panic or loop (a clock at `u64::MAX`, a late outcome
+/// after a manual OPEN) are refused or bounded by the sandbox, never a panic or a hang: an
+/// import in the browser must not kill the page.
+#[test]
+fn hostile_imports_are_refused_or_bounded() {
+    let max = u64::MAX;
+    for script in [
+        format!(r#"{{"steps":[{{"advance_ms":{max}}},{{"error":{{"exception":"IOException"}}}},{{"advance_ms":5}}]}}"#),
+        format!(r#"{{"steps":[{{"transition":"OPEN"}},{{"advance_ms":{max}}}]}}"#),
+        format!(r#"{{"config":{{"slidingWindowType":"TIME_BASED","slidingWindowSize":1}},"steps":[{{"advance_ms":{max}}},{{"error":{{"exception":"IOException"}}}}]}}"#),
+        r#"{"steps":[{"transition":"DISABLED"},{"transition":"OPEN"},{"error":{"exception":"IOException"}}]}"#.to_string(),
+        r#"{"steps":[{"transition":"FORCED_OPEN"},{"transition":"OPEN"},{"success":{"duration_ms":1}}]}"#.to_string(),
+        format!(r#"{{"config":{{"waitDurationInOpenState":"{max}ms"}},"steps":[{{"transition":"OPEN"}},{{"advance_ms":1000}}]}}"#),
+        "[".repeat(10_000),
+    ] {
+        let mut s = BreakerSandbox::default();
+        let before = s.clone();
+        match s.import_json(&script) {
+            Ok(()) => assert!(s.now() <= resilience_sim::scenario::sandbox::MAX_CLOCK_MS),
+            Err(e) => {
+                assert!(!e.contains('\n'), "{e}");
+                assert_eq!(s.state(), before.state(), "a refused import changes nothing");
+            }
+        }
+        // The session still works afterwards.
+        s.send(SandboxCall::Success).ok();
+        s.advance(1_000).ok();
+    }
+}
