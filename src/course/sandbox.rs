@@ -72,18 +72,7 @@ impl Intent {
             "advance" => Intent::Advance(arg.parse().ok()?),
             "advance-wait" => Intent::AdvanceWait,
             "advance-typed" => Intent::AdvanceTyped,
-            "to" => Intent::Transition(
-                *[
-                    State::Closed,
-                    State::Open,
-                    State::HalfOpen,
-                    State::Disabled,
-                    State::ForcedOpen,
-                    State::MetricsOnly,
-                ]
-                .iter()
-                .find(|s| s.as_str() == arg)?,
-            ),
+            "to" => Intent::Transition(*State::ALL.iter().find(|s| s.as_str() == arg)?),
             "reset" => Intent::Reset,
             "empty-cache" => Intent::EmptyCache,
             "load" => Intent::Load(SandboxScenario::from_name(arg)?),

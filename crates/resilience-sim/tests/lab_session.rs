@@ -2,33 +2,16 @@
 //! values are refused with the control's name and leave the session as it was, a link's
 //! pairs give the run the CLI's flags give, and every control is named as its config field.
 
+mod common;
+
+use common::sample_values;
 use std::process::Command;
 
 use resilience_sim::model::amplification::{self, AmplificationPolicy, BackoffKind};
 use resilience_sim::model::jitter::{self, JitterConfig};
 use resilience_sim::policy::retry::Jitter;
-use resilience_sim::scenario::lab_session::{
-    Control, ControlKind, ControlValue, LabModel, LabSession,
-};
+use resilience_sim::scenario::lab_session::{ControlValue, LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
-
-/// Values of a control worth trying: both ends of its range, a middle step, every option.
-fn sample_values<L>(control: &Control<L>) -> Vec<String> {
-    match control.kind {
-        ControlKind::Number { min, max, step, .. } => {
-            let middle = min + ((max - min) / step / 2.0).round() * step;
-            vec![min, middle, max]
-                .into_iter()
-                .map(|v| format!("{}", (v * 1e6).round() / 1e6))
-                .collect()
-        }
-        ControlKind::Whole { min, max } => {
-            vec![min.to_string(), (min + 7).to_string(), max.to_string()]
-        }
-        ControlKind::Choice { options } => options.iter().map(|o| o.0.to_string()).collect(),
-        ControlKind::Toggle => vec!["true".into(), "false".into()],
-    }
-}
 
 fn controls_round_trip<L: LabModel>() {
     for control in L::controls() {

@@ -4,12 +4,13 @@
 //! hold), and the lab's story: without a bulkhead `/fast` dies with the vendor, with a
 //! semaphore of 8 it does not notice.
 
+mod common;
+
+use common::sample_values;
 use resilience_sim::model::shared_pool::{
     self, Arrivals, PoolBulkhead, PoolSecond, SharedPoolConfig, SharedPoolRun, ThreadUse,
 };
-use resilience_sim::scenario::lab_session::{
-    Control, ControlKind, ControlValue, LabModel, LabSession, Section,
-};
+use resilience_sim::scenario::lab_session::{ControlValue, LabModel, LabSession, Section};
 use resilience_sim::scenario::pool_lab::PoolLab;
 
 fn run(config: &SharedPoolConfig) -> SharedPoolRun {
@@ -672,24 +673,6 @@ fn the_json_rows_carry_the_issues_fields() {
 }
 
 // ----- the lab's controls -----
-
-/// Values of a control worth trying: both ends of its range, a middle step, every option.
-fn sample_values<L>(control: &Control<L>) -> Vec<String> {
-    match control.kind {
-        ControlKind::Number { min, max, step, .. } => {
-            let middle = min + ((max - min) / step / 2.0).round() * step;
-            vec![min, middle, max]
-                .into_iter()
-                .map(|v| format!("{}", (v * 1e6).round() / 1e6))
-                .collect()
-        }
-        ControlKind::Whole { min, max } => {
-            vec![min.to_string(), (min + 7).to_string(), max.to_string()]
-        }
-        ControlKind::Choice { options } => options.iter().map(|o| o.0.to_string()).collect(),
-        ControlKind::Toggle => vec!["true".into(), "false".into()],
-    }
-}
 
 #[test]
 fn controls_round_trip_through_their_names() {

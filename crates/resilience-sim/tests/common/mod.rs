@@ -1,10 +1,11 @@
-//! What the CLI tests share: running the binary, reading its one JSON line, and checking a
-//! refusal is one line with exit code 2.
+//! What the tests share: running the CLI binary, reading its one JSON line, checking a
+//! refusal is one line with exit code 2; values worth trying for a lab's control.
 
 #![allow(dead_code)]
 
 use std::process::{Command, Output};
 
+use resilience_sim::scenario::lab_session::{Control, ControlKind};
 use serde_json::Value;
 
 pub fn cli(args: &[&str]) -> Output {
@@ -38,4 +39,22 @@ pub fn refused(args: &[&str]) -> String {
     assert!(text.starts_with("resilience-sim: "), "{text}");
     assert!(!text.contains("panicked"), "{text}");
     text
+}
+
+/// Values of a control worth trying: both ends of its range, a middle step, every option.
+pub fn sample_values<L>(control: &Control<L>) -> Vec<String> {
+    match control.kind {
+        ControlKind::Number { min, max, step, .. } => {
+            let middle = min + ((max - min) / step / 2.0).round() * step;
+            vec![min, middle, max]
+                .into_iter()
+                .map(|v| format!("{}", (v * 1e6).round() / 1e6))
+                .collect()
+        }
+        ControlKind::Whole { min, max } => {
+            vec![min.to_string(), (min + 7).to_string(), max.to_string()]
+        }
+        ControlKind::Choice { options } => options.iter().map(|o| o.0.to_string()).collect(),
+        ControlKind::Toggle => vec!["true".into(), "false".into()],
+    }
 }
