@@ -305,6 +305,49 @@ async fn sandbox_buttons_drive_the_breaker() {
     assert!(page.text("sandbox-log").starts_with("0 s NOT_PERMITTED"));
     page.click("sandbox-advance").await;
     assert_eq!(page.text("sandbox-clock"), "1 s");
+    for _ in 0..10 {
+        page.click("sandbox-advance").await;
+    }
+    page.click("sandbox-send-slow").await;
+    assert_eq!(page.text("breaker-state"), "HALF_OPEN");
+
+    // The script the browser writes (with its own JSON.stringify) is one the CLI's reader
+    // and runner take, and they end where the page is.
+    page.click("sandbox-export-show").await;
+    let json = page
+        .one("sandbox-export")
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .unwrap()
+        .value();
+    let script = resilience_sim::scenario::breaker_script::parse_breaker_script(&json).unwrap();
+    let last = resilience_sim::scenario::breaker_script::run_breaker_script(&script)
+        .unwrap()
+        .pop()
+        .unwrap();
+    assert_eq!(last.state.as_str(), "HALF_OPEN");
+    assert_eq!(last.t_ms, 11_000);
+    // HALF_OPEN's fresh window holds the one trial, a slow success.
+    assert_eq!((last.buffered, last.slow, last.failed), (1, 1, 0));
+
+    // A pasted script that is not JSON, or not a script, gets one line and changes nothing.
+    let paste = |text: &str| {
+        page.one("sandbox-import-text")
+            .dyn_into::<web_sys::HtmlTextAreaElement>()
+            .unwrap()
+            .set_value(text)
+    };
+    for bad in ["{", r#"{"steps": [{"jump": {}}]}"#] {
+        paste(bad);
+        page.click("sandbox-import").await;
+        assert!(page
+            .text("sandbox-refused")
+            .starts_with("invalid breaker script: "));
+        assert_eq!(page.text("breaker-state"), "HALF_OPEN");
+    }
+    paste(&json);
+    page.click("sandbox-import").await;
+    assert_eq!(page.text("sandbox-refused"), "");
+    assert_eq!(page.text("breaker-state"), "HALF_OPEN");
 }
 
 #[wasm_bindgen_test]

@@ -149,10 +149,10 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
                 .map(|list| notes.claimed = list)
                 .map_err(|e| message::<SandboxSettings>(&e))
         }),
-        Intent::Import => s.import_json(&fields.pasted).map(|()| {
+        Intent::Import => script_io::import(s, &fields.pasted).map(|()| {
             notes.note = "Imported: the script was replayed from t = 0.".to_string();
         }),
-        Intent::Export => s.export_json().map(|json| notes.exported = Some(json)),
+        Intent::Export => script_io::export(s).map(|json| notes.exported = Some(json)),
         Intent::Copy => Ok(()),
     };
     notes.path = s
@@ -166,6 +166,54 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
         })
         .collect();
     notes.refused = result.err();
+}
+
+/// Breaker scripts in and out. In the browser the JSON text is read and written by the
+/// browser's own `JSON` (serde-wasm-bindgen maps it to the engine's types): the wasm then
+/// carries no JSON parser or float printer, about 10 KB gzip. Natively (the tests) the
+/// engine's serde_json does the same job with the same types.
+mod script_io {
+    use resilience_sim::scenario::sandbox::BreakerSandbox;
+
+    #[cfg(target_arch = "wasm32")]
+    pub fn export(s: &BreakerSandbox) -> Result<String, String> {
+        let serializer = serde_wasm_bindgen::Serializer::json_compatible();
+        let value =
+            serde::Serialize::serialize(&s.script(), &serializer).map_err(|e| e.to_string())?;
+        js_sys::JSON::stringify_with_replacer_and_space(
+            &value,
+            &wasm_bindgen::JsValue::NULL,
+            &2.into(),
+        )
+        .ok()
+        .and_then(|text| text.as_string())
+        .ok_or_else(|| "the script could not be written".to_string())
+    }
+
+    #[cfg(target_arch = "wasm32")]
+    pub fn import(s: &mut BreakerSandbox, text: &str) -> Result<(), String> {
+        let invalid = |why: String| format!("invalid breaker script: {}", why.replace('\n', " "));
+        let value = js_sys::JSON::parse(text).map_err(|e| {
+            invalid(
+                js_sys::Error::from(e)
+                    .message()
+                    .as_string()
+                    .unwrap_or_default(),
+            )
+        })?;
+        let script = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(e.to_string()))?;
+        s.import_script(script)
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn export(s: &BreakerSandbox) -> Result<String, String> {
+        s.export_json()
+    }
+
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn import(s: &mut BreakerSandbox, text: &str) -> Result<(), String> {
+        s.import_json(text)
+    }
 }
 
 /// The claims form's values, each checked.
@@ -244,10 +292,10 @@ fn SandboxBody(
             return;
         };
         if intent == Intent::Copy {
-            copy(
-                session.with_untracked(|s| s.export_json().unwrap_or_default()),
-                notes,
-            );
+            // The text shown is the text copied.
+            if let Some(json) = notes.with_untracked(|n| n.exported.clone()) {
+                copy(json, notes);
+            }
             return;
         }
         let fields = read_fields();

@@ -1687,7 +1687,12 @@ impl BreakerSandbox {
     /// answer, becomes a sandbox call; other steps apply as the CLI applies them. A refusal
     /// is one line and changes nothing.
     pub fn import_json(&mut self, json: &str) -> Result<(), String> {
-        let script = parse_breaker_script(json)?;
+        self.import_script(parse_breaker_script(json)?)
+    }
+
+    /// [`Self::import_json`] for a script already read (the browser reads the JSON with its
+    /// own parser).
+    pub fn import_script(&mut self, script: BreakerScript) -> Result<(), String> {
         if script.steps.len() > MAX_STEPS {
             return Err(format!(
                 "the script has {} steps; the sandbox replays at most {MAX_STEPS}",
