@@ -137,7 +137,7 @@
 //!   (after every event strictly before `t_s`).
 
 use std::cmp::Reverse;
-use std::collections::{BTreeMap, BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, VecDeque};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
@@ -766,7 +766,7 @@ struct Sim<'a> {
     accept: VecDeque<u32>,
     protection: Protection,
     /// Semaphore waiters, by the bulkhead's id.
-    waiters: BTreeMap<WaiterId, u32>,
+    waiters: Waiters,
     /// Thread-pool bulkhead's queue, FIFO as the bulkhead's own.
     pool_queue: VecDeque<u32>,
     /// Semaphore waiters refused by the bulkhead, to be answered.
@@ -816,7 +816,7 @@ impl<'a> Sim<'a> {
             free: (0..config.threads).map(Reverse).collect(),
             accept: VecDeque::new(),
             protection,
-            waiters: BTreeMap::new(),
+            waiters: Waiters::default(),
             pool_queue: VecDeque::new(),
             refused: Vec::new(),
             events: BinaryHeap::new(),
@@ -1144,6 +1144,23 @@ impl<'a> Sim<'a> {
                 self.record(r.endpoint, r.arrival, end, self.end_ms);
             }
         }
+    }
+}
+
+/// The requests waiting for a semaphore permit, by the bulkhead's waiter id. A few dozen at
+/// most (one per request thread), so a list: a map's code would weigh more in the wasm
+/// than the search costs.
+#[derive(Default)]
+struct Waiters(Vec<(WaiterId, u32)>);
+
+impl Waiters {
+    fn insert(&mut self, waiter: WaiterId, id: u32) {
+        self.0.push((waiter, id));
+    }
+
+    fn remove(&mut self, waiter: &WaiterId) -> Option<u32> {
+        let at = self.0.iter().position(|(w, _)| w == waiter)?;
+        Some(self.0.swap_remove(at).1)
     }
 }
 
