@@ -39,6 +39,15 @@ test('Demo 10: 5 successes and 4 failures leave it CLOSED; a fifth failure opens
   await press(page, 'sandbox-send-success');
   assert.equal(await state(page), 'HALF_OPEN');
   assert.equal(await page.getByTestId('sandbox-detail').textContent(), 'trial calls sent: 1 of 3.');
+  // Typed fields reach the engine: a typed advance, then settings from claims.
+  await page.getByTestId('sandbox-advance-amount').fill('2.5');
+  await press(page, 'sandbox-advance-by');
+  assert.equal(await page.getByTestId('sandbox-clock').textContent(), '13.5 s');
+  await page.getByTestId('claims-p995').fill('1500');
+  await press(page, 'sandbox-claims-apply');
+  await page.getByTestId('sandbox-claims-list').waitFor();
+  assert.match(await page.getByTestId('sandbox-claims-list').textContent(), /slowCallDurationThreshold/);
+  await page.waitForFunction(() => location.search.includes('slowCallDurationThreshold=1500'));
   await screenshot(page, 'demo-10-desktop');
   assert.deepEqual(problems, []);
   await page.close();

@@ -330,11 +330,17 @@ async fn sandbox_buttons_drive_the_breaker() {
     assert_eq!((last.buffered, last.slow, last.failed), (1, 1, 0));
 
     // A pasted script that is not JSON, or not a script, gets one line and changes nothing.
+    // As typing does: the value, then an `input` event that bubbles to the page.
     let paste = |text: &str| {
-        page.one("sandbox-import-text")
+        let area = page
+            .one("sandbox-import-text")
             .dyn_into::<web_sys::HtmlTextAreaElement>()
-            .unwrap()
-            .set_value(text)
+            .unwrap();
+        area.set_value(text);
+        let init = EventInit::new();
+        init.set_bubbles(true);
+        area.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap())
+            .unwrap();
     };
     for bad in ["{", r#"{"steps": [{"jump": {}}]}"#] {
         paste(bad);

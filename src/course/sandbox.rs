@@ -87,13 +87,50 @@ impl Intent {
     }
 }
 
-/// What the page's fields hold when a button that reads them is pressed.
-#[derive(Debug, Default, Clone)]
+/// What the page's fields hold, kept as the learner types (each field's `name` says which
+/// entry it is) and read when a button that needs them is pressed.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Fields {
     pub advance_s: String,
+    /// p99.5 latency (ms), typical incident (s), probes, calls per second.
     pub claims: [String; 4],
     pub answers_are_errors: bool,
     pub pasted: String,
+}
+
+impl Default for Fields {
+    fn default() -> Self {
+        Self {
+            advance_s: "5".to_string(),
+            claims: ["800", "30", "5", "20"].map(String::from),
+            answers_are_errors: true,
+            pasted: String::new(),
+        }
+    }
+}
+
+/// The claims form's fields: name, label, input mode.
+const CLAIM_FIELDS: [(&str, &str, &str); 4] = [
+    ("p995", "p99.5 latency (ms)", "decimal"),
+    ("incident", "Typical incident (s)", "decimal"),
+    ("probes", "Probes we accept to risk", "numeric"),
+    ("rps", "Our calls per second", "decimal"),
+];
+
+impl Fields {
+    /// A field the learner changed (`name` is the input's); false for a name of no field.
+    pub fn set(&mut self, name: &str, value: String, checked: bool) -> bool {
+        match name {
+            "advance" => self.advance_s = value,
+            "answers" => self.answers_are_errors = checked,
+            "pasted" => self.pasted = value,
+            _ => match CLAIM_FIELDS.iter().position(|f| f.0 == name) {
+                Some(i) => self.claims[i] = value,
+                None => return false,
+            },
+        }
+        true
+    }
 }
 
 /// What the page says besides the session: the last action's path and messages.
@@ -279,6 +316,7 @@ fn SandboxBody(
     notes: RwSignal<PageNotes>,
     state: LabState<SandboxSettings>,
 ) -> impl IntoView {
+    let fields = StoredValue::new(Fields::default());
     let on_click = click(move |ev| {
         let Some(act) = ev
             .target()
@@ -298,11 +336,25 @@ fn SandboxBody(
             }
             return;
         }
-        let fields = read_fields();
+        let fields = fields.get_value();
         let mut result = notes.get_untracked();
         session.update(|s| apply(s, intent, &fields, &mut result));
         notes.set(result);
         sync_settings(session, state);
+    });
+    // Typing goes into `fields`; no handler reads the page's inputs back.
+    let on_input = change(move |ev| {
+        let Some(target) = ev.target() else { return };
+        let (name, value, checked) = match target.dyn_into::<web_sys::HtmlInputElement>() {
+            Ok(input) => (input.name(), input.value(), input.checked()),
+            Err(target) => match target.dyn_into::<web_sys::HtmlTextAreaElement>() {
+                Ok(text) => (text.name(), text.value(), false),
+                Err(_) => return,
+            },
+        };
+        fields.update_value(|f| {
+            f.set(&name, value, checked);
+        });
     });
     let on_change = change(move |ev| {
         let Some(input) = ev
@@ -324,14 +376,14 @@ fn SandboxBody(
         })
     };
     view! {
-        <div class="sandbox" on:click=on_click on:change=on_change>
+        <div class="sandbox" on:click=on_click on:input=on_input on:change=on_change>
             <div class="sandbox-status" inner_html=panel(draw_clock)></div>
-            <section class="panel sandbox-actions" aria-labelledby="sandbox-actions-heading" inner_html=ACTIONS></section>
+            <section class="panel sandbox-actions" aria-labelledby="sandbox-actions-heading" inner_html=actions_html(&Fields::default())></section>
             <div inner_html=panel(draw_breaker)></div>
             <div inner_html=panel(draw_fallback)></div>
             <div inner_html=panel(draw_log)></div>
             <div inner_html=panel(draw_scenarios)></div>
-            <section class="panel sandbox-claims" aria-labelledby="claims-heading" inner_html=CLAIMS_FORM></section>
+            <section class="panel sandbox-claims" aria-labelledby="claims-heading" inner_html=claims_html(&Fields::default())></section>
             <div inner_html=panel(draw_claimed)></div>
             <div inner_html=panel(draw_exchange)></div>
             <section class="panel sandbox-import" aria-labelledby="import-heading" inner_html=IMPORT_FORM></section>
@@ -346,40 +398,6 @@ fn sync_settings(session: RwSignal<BreakerSandbox>, state: LabState<SandboxSetti
     if state.session.with_untracked(|l| *l.config() != settings) {
         state.session.set(LabSession::new(settings));
         state.refused.set(None);
-    }
-}
-
-fn read_fields() -> Fields {
-    let document = document();
-    let value = |id: &str| {
-        document
-            .get_element_by_id(id)
-            .and_then(|e| {
-                e.clone()
-                    .dyn_into::<web_sys::HtmlInputElement>()
-                    .map(|i| i.value())
-                    .or_else(|e| {
-                        e.dyn_into::<web_sys::HtmlTextAreaElement>()
-                            .map(|t| t.value())
-                    })
-                    .ok()
-            })
-            .unwrap_or_default()
-    };
-    let checked = document
-        .get_element_by_id("claims-answers")
-        .and_then(|e| e.dyn_into::<web_sys::HtmlInputElement>().ok())
-        .is_some_and(|i| i.checked());
-    Fields {
-        advance_s: value("sandbox-advance-amount"),
-        claims: [
-            value("claims-p995"),
-            value("claims-incident"),
-            value("claims-probes"),
-            value("claims-rps"),
-        ],
-        answers_are_errors: checked,
-        pasted: value("sandbox-import-text"),
     }
 }
 
@@ -433,46 +451,74 @@ fn import_file(
     });
 }
 
-const ACTIONS: &str = concat!(
-    "<h2 id=\"sandbox-actions-heading\">Send calls, move the clock</h2>",
-    "<div class=\"button-row\" role=\"group\" aria-label=\"Send one call\">",
-    "<button type=\"button\" data-act=\"send:success\" data-testid=\"sandbox-send-success\">Success</button>",
-    "<button type=\"button\" data-act=\"send:failure\" data-testid=\"sandbox-send-failure\">Failure (IOException)</button>",
-    "<button type=\"button\" data-act=\"send:slow\" data-testid=\"sandbox-send-slow\">Slow success</button>",
-    "<button type=\"button\" data-act=\"send:ignored\" data-testid=\"sandbox-send-ignored\">404 (NotFoundException)</button>",
-    "</div>",
-    "<div class=\"button-row\" role=\"group\" aria-label=\"Advance the clock\">",
-    "<button type=\"button\" data-act=\"advance:1000\" data-testid=\"sandbox-advance\">+1 s</button>",
-    "<button type=\"button\" data-act=\"advance-wait\" data-testid=\"sandbox-advance-wait\">+ the open wait</button>",
-    "<label class=\"inline-field\">+ <input type=\"text\" inputmode=\"decimal\" size=\"5\" value=\"5\" id=\"sandbox-advance-amount\" data-testid=\"sandbox-advance-amount\" aria-label=\"Seconds to advance\"> s</label>",
-    "<button type=\"button\" data-act=\"advance-typed\" data-testid=\"sandbox-advance-by\">Advance</button>",
-    "</div>",
-    "<div class=\"button-row\" role=\"group\" aria-label=\"Set the state by hand\">",
-    "<button type=\"button\" class=\"secondary\" data-act=\"to:DISABLED\" data-testid=\"sandbox-to-DISABLED\">DISABLED</button>",
-    "<button type=\"button\" class=\"secondary\" data-act=\"to:FORCED_OPEN\" data-testid=\"sandbox-to-FORCED_OPEN\">FORCED_OPEN</button>",
-    "<button type=\"button\" class=\"secondary\" data-act=\"to:METRICS_ONLY\" data-testid=\"sandbox-to-METRICS_ONLY\">METRICS_ONLY</button>",
-    "<button type=\"button\" class=\"secondary\" data-act=\"to:CLOSED\" data-testid=\"sandbox-to-CLOSED\">CLOSED</button>",
-    "<button type=\"button\" class=\"secondary\" data-act=\"reset\" data-testid=\"sandbox-reset\">reset()</button>",
-    "</div>",
-);
+/// The buttons and the clock's field, with the field's value from `fields`.
+pub fn actions_html(fields: &Fields) -> String {
+    let mut h = String::with_capacity(2048);
+    h.raw(concat!(
+        "<h2 id=\"sandbox-actions-heading\">Send calls, move the clock</h2>",
+        "<div class=\"button-row\" role=\"group\" aria-label=\"Send one call\">",
+        "<button type=\"button\" data-act=\"send:success\" data-testid=\"sandbox-send-success\">Success</button>",
+        "<button type=\"button\" data-act=\"send:failure\" data-testid=\"sandbox-send-failure\">Failure (IOException)</button>",
+        "<button type=\"button\" data-act=\"send:slow\" data-testid=\"sandbox-send-slow\">Slow success</button>",
+        "<button type=\"button\" data-act=\"send:ignored\" data-testid=\"sandbox-send-ignored\">404 (NotFoundException)</button>",
+        "</div>",
+        "<div class=\"button-row\" role=\"group\" aria-label=\"Advance the clock\">",
+        "<button type=\"button\" data-act=\"advance:1000\" data-testid=\"sandbox-advance\">+1 s</button>",
+        "<button type=\"button\" data-act=\"advance-wait\" data-testid=\"sandbox-advance-wait\">+ the open wait</button>",
+        "<label class=\"inline-field\">+ <input type=\"text\" inputmode=\"decimal\" size=\"5\" name=\"advance\" data-testid=\"sandbox-advance-amount\" aria-label=\"Seconds to advance\" value=\"",
+    ))
+    .text(&fields.advance_s)
+    .raw(concat!(
+        "\"> s</label>",
+        "<button type=\"button\" data-act=\"advance-typed\" data-testid=\"sandbox-advance-by\">Advance</button>",
+        "</div>",
+        "<div class=\"button-row\" role=\"group\" aria-label=\"Set the state by hand\">",
+    ));
+    for to in [
+        State::Disabled,
+        State::ForcedOpen,
+        State::MetricsOnly,
+        State::Closed,
+    ] {
+        h.raw("<button type=\"button\" class=\"secondary\" data-act=\"to:")
+            .raw(to.as_str())
+            .raw("\" data-testid=\"sandbox-to-")
+            .raw(to.as_str())
+            .raw("\">")
+            .raw(to.as_str())
+            .raw("</button>");
+    }
+    h.raw("<button type=\"button\" class=\"secondary\" data-act=\"reset\" data-testid=\"sandbox-reset\">reset()</button></div>");
+    h
+}
 
-const CLAIMS_FORM: &str = concat!(
-    "<h2 id=\"claims-heading\">Configure from claims</h2>",
-    "<p>Write what the dependency's team can state; the settings follow from it, each next to its claim.</p>",
-    "<div class=\"claims-fields\">",
-    "<label>p99.5 latency (ms) <input type=\"text\" inputmode=\"decimal\" size=\"6\" id=\"claims-p995\" data-testid=\"claims-p995\" value=\"800\"></label>",
-    "<label>Typical incident (s) <input type=\"text\" inputmode=\"decimal\" size=\"6\" id=\"claims-incident\" data-testid=\"claims-incident\" value=\"30\"></label>",
-    "<label>Probes we accept to risk <input type=\"text\" inputmode=\"numeric\" size=\"4\" id=\"claims-probes\" data-testid=\"claims-probes\" value=\"5\"></label>",
-    "<label>Our calls per second <input type=\"text\" inputmode=\"decimal\" size=\"6\" id=\"claims-rps\" data-testid=\"claims-rps\" value=\"20\"></label>",
-    "<label class=\"toggle\"><input type=\"checkbox\" id=\"claims-answers\" data-testid=\"claims-answers\" checked> It reports answers (a 404, a decline) as exceptions</label>",
-    "</div>",
-    "<button type=\"button\" data-act=\"claims\" data-testid=\"sandbox-claims-apply\">Apply the settings these claims give</button>",
-);
+/// The claims form, with its values from `fields`.
+pub fn claims_html(fields: &Fields) -> String {
+    let mut h = String::with_capacity(1024);
+    h.raw("<h2 id=\"claims-heading\">Configure from claims</h2><p>Write what the dependency's team can state; the settings follow from it, each next to its claim.</p><div class=\"claims-fields\">");
+    for ((name, label, mode), value) in CLAIM_FIELDS.iter().zip(&fields.claims) {
+        h.raw("<label>")
+            .raw(label)
+            .raw(" <input type=\"text\" size=\"6\" inputmode=\"")
+            .raw(mode)
+            .raw("\" name=\"")
+            .raw(name)
+            .raw("\" data-testid=\"claims-")
+            .raw(name)
+            .raw("\" value=\"")
+            .text(value)
+            .raw("\"></label>");
+    }
+    h.raw("<label class=\"toggle\"><input type=\"checkbox\" name=\"answers\" data-testid=\"claims-answers\"")
+        .raw(if fields.answers_are_errors { " checked" } else { "" })
+        .raw("> It reports answers (a 404, a decline) as exceptions</label></div><button type=\"button\" data-act=\"claims\" data-testid=\"sandbox-claims-apply\">Apply the settings these claims give</button>");
+    h
+}
 
 const IMPORT_FORM: &str = concat!(
     "<h2 id=\"import-heading\">Replay a script</h2>",
     "<label for=\"sandbox-import-text\">Paste a breaker script (the JSON of <code>resilience-sim breaker FILE</code>)</label>",
-    "<textarea id=\"sandbox-import-text\" data-testid=\"sandbox-import-text\" rows=\"4\" spellcheck=\"false\"></textarea>",
+    "<textarea id=\"sandbox-import-text\" name=\"pasted\" data-testid=\"sandbox-import-text\" rows=\"4\" spellcheck=\"false\"></textarea>",
     "<div class=\"button-row\"><button type=\"button\" data-act=\"import\" data-testid=\"sandbox-import\">Import and replay</button>",
     "<label class=\"file-pick\">or a file: <input type=\"file\" accept=\".json,application/json\" data-testid=\"sandbox-import-file\"></label></div>",
 );
@@ -824,8 +870,8 @@ mod tests {
         let mut all = String::new();
         let s = BreakerSandbox::default();
         let n = PageNotes::default();
-        all.push_str(ACTIONS);
-        all.push_str(CLAIMS_FORM);
+        all.push_str(&actions_html(&Fields::default()));
+        all.push_str(&claims_html(&Fields::default()));
         all.push_str(IMPORT_FORM);
         for draw in [draw_fallback, draw_scenarios, draw_exchange] {
             draw(&s, &n, &mut all);
@@ -841,6 +887,30 @@ mod tests {
         }
         assert_eq!(Intent::parse("send:teapot"), None);
         assert_eq!(Intent::parse("advance:-1"), None);
+    }
+
+    /// Every field of the page names an entry of `Fields`, and the forms show its values.
+    #[test]
+    fn every_field_of_the_page_is_kept_in_fields() {
+        let mut fields = Fields::default();
+        let html = actions_html(&fields) + &claims_html(&fields) + IMPORT_FORM;
+        let names: Vec<&str> = html
+            .split(" name=\"")
+            .skip(1)
+            .map(|r| &r[..r.find('"').unwrap()])
+            .collect();
+        assert_eq!(
+            names,
+            ["advance", "p995", "incident", "probes", "rps", "answers", "pasted"]
+        );
+        for name in names {
+            assert!(fields.set(name, "7".to_string(), false), "{name}");
+        }
+        assert!(!fields.set("colour", String::new(), false));
+        assert_eq!(fields.claims, ["7", "7", "7", "7"].map(String::from));
+        assert!(!fields.answers_are_errors);
+        assert!(claims_html(&Fields::default())
+            .contains("name=\"p995\" data-testid=\"claims-p995\" value=\"800\""));
     }
 
     #[test]
