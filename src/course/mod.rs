@@ -76,7 +76,8 @@ pub struct LabText {
     pub watch: &'static str,
     pub predict: &'static str,
     pub lessons: &'static [&'static str],
-    /// The model behind the chart, in plain words (docs/retry-labs.md has the details).
+    /// The model behind the chart, in plain words (docs/retry-labs.md and
+    /// docs/incident-labs.md have the details).
     pub model: &'static str,
 }
 

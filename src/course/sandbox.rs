@@ -2,9 +2,10 @@
 //! ([`BreakerSandbox`]) call by call. Every button carries its intent as data
 //! (`data-act="send:failure"`, `"advance:1000"`, `"to:FORCED_OPEN"`); one click handler
 //! reads it ([`Intent::parse`]) and makes the one call of the session's API it names
-//! ([`apply`]). The page draws only what the session reports: the state diagram (the tick
-//! demos' drawing), the window, the rates against their thresholds, the OPEN countdown,
-//! the fallback's answer and the event log. The settings are the lab's control table
+//! ([`apply`]); what the learner types is kept in [`Fields`] as it is typed. The page draws
+//! only what the session reports: the state diagram (the tick demos' drawing), the window,
+//! the rates against their thresholds, the OPEN countdown, the fallback's answer and the
+//! event log. The settings are the lab's control table
 //! ([`SandboxSettings`]), in the link like any lab's; a change replays the session.
 //!
 //! The panels are HTML written from the session and patched in place (as the tick demos'
@@ -308,8 +309,9 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     }
 }
 
-/// The sandbox's panels, with one click handler (the buttons' intents) and one change
-/// handler (an imported file) for all of them.
+/// The sandbox's panels, with one handler of each kind for all of them: clicks (the
+/// buttons' intents), input (the typed fields, kept in [`Fields`]) and change (an imported
+/// file).
 #[component]
 fn SandboxBody(
     session: RwSignal<BreakerSandbox>,
