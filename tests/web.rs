@@ -82,24 +82,25 @@ impl Page {
     async fn type_into(&self, testid: &str, value: &str) {
         let input: HtmlInputElement = self.one(testid).unchecked_into();
         input.set_value(value);
-        let init = EventInit::new();
-        init.set_bubbles(true);
-        input
-            .dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap())
-            .unwrap();
-        leptos::task::tick().await;
+        fire(&input, "input").await;
     }
 
     async fn choose(&self, testid: &str, value: &str) {
         let select: HtmlSelectElement = self.one(testid).unchecked_into();
         select.set_value(value);
-        let init = EventInit::new();
-        init.set_bubbles(true);
-        select
-            .dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap())
-            .unwrap();
-        leptos::task::tick().await;
+        fire(&select, "change").await;
     }
+}
+
+/// Sends a bubbling `kind` event from `target`, as the browser does after the learner's
+/// edit, and lets Leptos apply it.
+async fn fire(target: &web_sys::EventTarget, kind: &str) {
+    let init = EventInit::new();
+    init.set_bubbles(true);
+    target
+        .dispatch_event(&Event::new_with_event_init_dict(kind, &init).unwrap())
+        .unwrap();
+    leptos::task::tick().await;
 }
 
 impl Drop for Page {
@@ -337,20 +338,17 @@ async fn sandbox_buttons_drive_the_breaker() {
             .dyn_into::<web_sys::HtmlTextAreaElement>()
             .unwrap();
         area.set_value(text);
-        let init = EventInit::new();
-        init.set_bubbles(true);
-        area.dispatch_event(&Event::new_with_event_init_dict("input", &init).unwrap())
-            .unwrap();
+        area
     };
     for bad in ["{", r#"{"steps": [{"jump": {}}]}"#] {
-        paste(bad);
+        fire(&paste(bad), "input").await;
         page.click("sandbox-import").await;
         assert!(page
             .text("sandbox-refused")
             .starts_with("invalid breaker script: "));
         assert_eq!(page.text("breaker-state"), "HALF_OPEN");
     }
-    paste(&json);
+    fire(&paste(&json), "input").await;
     page.click("sandbox-import").await;
     assert_eq!(page.text("sandbox-refused"), "");
     assert_eq!(page.text("breaker-state"), "HALF_OPEN");
@@ -485,12 +483,7 @@ fn current_compare_row(page: &Page) -> Vec<String> {
 async fn set_field(page: &Page, testid: &str, value: &str) {
     let input: HtmlInputElement = page.one(testid).unchecked_into();
     input.set_value(value);
-    let init = EventInit::new();
-    init.set_bubbles(true);
-    input
-        .dispatch_event(&Event::new_with_event_init_dict("change", &init).unwrap())
-        .unwrap();
-    leptos::task::tick().await;
+    fire(&input, "change").await;
 }
 
 #[wasm_bindgen_test]
