@@ -5,11 +5,14 @@
 //! - breaker: outcomes recorded per second by one COUNT_BASED CircuitBreaker (window 100,
 //!   thresholds never reached, so every call is recorded in CLOSED, no events kept);
 //! - tick model: calls simulated per second through the whole tick model (breaker + bulkhead,
-//!   slow recommendations), and the model's resident memory before and after a million ticks.
+//!   slow recommendations), and the model's resident memory before and after a million ticks;
+//! - brownout (Demo 12): one run of 130 simulated seconds per step of the fix ladder,
+//!   median of 21 runs.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use resilience_sim::model::brownout::{self, BrownoutConfig};
 use resilience_sim::model::tick::{Behaviour, Protection, TickConfig, TickModel};
 use resilience_sim::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig};
 
@@ -55,6 +58,23 @@ fn tick_model_calls_per_second() -> f64 {
     f64::from(TICKS) * 3.0 / start.elapsed().as_secs_f64()
 }
 
+/// Median milliseconds of one brownout run with `fixes` applied.
+fn brownout_run_ms(fixes: u8) -> f64 {
+    let config = BrownoutConfig {
+        fixes,
+        ..BrownoutConfig::default()
+    };
+    let mut times: Vec<f64> = (0..21)
+        .map(|_| {
+            let start = Instant::now();
+            black_box(brownout::run(black_box(&config)).expect("valid config"));
+            start.elapsed().as_secs_f64() * 1e3
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    times[times.len() / 2]
+}
+
 fn resident_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
@@ -83,5 +103,12 @@ fn main() {
     );
     if let (Some(b), Some(a)) = (before, after) {
         println!("resident memory: {b} KiB before, {a} KiB after three runs of a million ticks");
+    }
+
+    for fixes in 0..=4 {
+        println!(
+            "brownout: {:.2} ms per run of 130 s with {fixes} fixes (median of 21)",
+            brownout_run_ms(fixes)
+        );
     }
 }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use resilience_sim::model::amplification::{self, AmplificationPolicy};
 use resilience_sim::model::jitter as jitter_lab;
+use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
@@ -48,11 +49,12 @@ enum Command {
     /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
     /// lists them.
     Lab {
-        /// amplification (Demo 8), jitter (Demo 9) or pool (Demo 11).
+        /// amplification (Demo 8), jitter (Demo 9), pool (Demo 11) or brownout (Demo 12).
         lab: String,
         /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
         /// amplification also takes `--policy none|retries|budget` (default retries);
-        /// pool also takes `--bulkhead N`, `--bulkhead-kind` and kebab-case names.
+        /// pool also takes `--bulkhead N`, `--bulkhead-kind` and kebab-case names;
+        /// brownout takes kebab-case names and `--queue N`.
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -65,10 +67,11 @@ enum Command {
 fn main() -> ExitCode {
     // `lab --help` lists every control, read from the labs' tables.
     let help = format!(
-        "{}\n\n{}\n\n{}",
+        "{}\n\n{}\n\n{}\n\n{}",
         controls_help::<AmplificationLab>(),
         controls_help::<JitterLab>(),
-        controls_help::<PoolLab>()
+        controls_help::<PoolLab>(),
+        controls_help::<BrownoutLab>()
     );
     let command = Cli::command().mut_subcommand("lab", |lab| lab.after_help(help));
     let parsed = command
@@ -120,6 +123,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                     catalogue::Lab::Jitter => "lab jitter",
                     catalogue::Lab::Sandbox => "breaker FILE",
                     catalogue::Lab::Pool => "lab pool",
+                    catalogue::Lab::Brownout => "lab brownout",
                 };
                 return Err(format!(
                     "demo {number} is a lab, not a tick demo: run `resilience-sim {command}` (its flags set the lab's controls)"
@@ -176,8 +180,13 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 let lab = lab_config::<PoolLab>(pairs)?;
                 lab_json(&lab.run())
             }
+            "brownout" => {
+                let pairs = brownout_aliases(flag_pairs(&controls)?);
+                let lab = lab_config::<BrownoutLab>(pairs)?;
+                lab_json(&lab.run())
+            }
             other => Err(format!(
-                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9) or pool (Demo 11)"
+                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11) or brownout (Demo 12)"
             )),
         },
     }
@@ -205,23 +214,37 @@ fn flag_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     Ok(pairs)
 }
 
+/// A kebab-case flag in the controls' camelCase: `rps-fast` is `rpsFast`.
+fn camel(name: &str) -> String {
+    let mut parts = name.split('-');
+    let mut out = parts.next().unwrap_or_default().to_string();
+    for part in parts {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.push(first.to_ascii_uppercase());
+            out.extend(chars);
+        }
+    }
+    out
+}
+
+/// The brownout lab's extra spellings: kebab-case names and `--queue` for
+/// `--queueCapacity`.
+fn brownout_aliases(pairs: Vec<(String, String)>) -> Vec<(String, String)> {
+    pairs
+        .into_iter()
+        .map(|(name, value)| match name.as_str() {
+            "queue" => ("queueCapacity".to_string(), value),
+            _ => (camel(&name), value),
+        })
+        .collect()
+}
+
 /// The pool lab's extra spellings, turned into its controls' own: kebab-case names
 /// (`--rps-fast` is `--rpsFast`), `--bulkhead N` (a bulkhead of N: a semaphore with
 /// `maxConcurrentCalls` N, or with `--bulkhead-kind thread-pool` a thread pool of N
 /// threads) and `--bulkhead-kind semaphore|thread-pool`.
 fn pool_aliases(pairs: Vec<(String, String)>) -> Result<Vec<(String, String)>, String> {
-    let camel = |name: &str| {
-        let mut parts = name.split('-');
-        let mut out = parts.next().unwrap_or_default().to_string();
-        for part in parts {
-            let mut chars = part.chars();
-            if let Some(first) = chars.next() {
-                out.push(first.to_ascii_uppercase());
-                out.extend(chars);
-            }
-        }
-        out
-    };
     let kind = match pairs.iter().rfind(|(name, _)| name == "bulkhead-kind") {
         Some((_, kind)) if kind == "semaphore" || kind == "thread-pool" => Some(kind.clone()),
         Some((_, kind)) => {
@@ -283,6 +306,9 @@ fn controls_help<L: LabModel>() -> String {
     let mut text = format!("Controls of `lab {}` (flag, default, meaning):", L::NAME);
     if L::NAME == "amplification" {
         text.push_str("\n  --policy retries  Which line to run: none, retries or budget.");
+    }
+    if L::NAME == "brownout" {
+        text.push_str("\n  --queue 200  The bulkhead's queue (queueCapacity).\n  (Flags may also be written in kebab-case: --retry-bulkhead-full false.)");
     }
     if L::NAME == "pool" {
         text.push_str(

@@ -2,6 +2,7 @@
 //! the caller asks, by a tick or a step of virtual time.
 
 pub mod amplification;
+pub mod brownout;
 pub mod jitter;
 pub mod shared_pool;
 pub mod summary;

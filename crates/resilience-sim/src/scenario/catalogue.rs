@@ -117,6 +117,8 @@ pub enum Lab {
     Sandbox,
     /// Lab D: a shared pool of 24 threads, and a bulkhead of 8.
     Pool,
+    /// Lab C: the 09:00 pricing brownout and the fix ladder.
+    Brownout,
 }
 
 /// A numbered lab demo (after the tick demos).
@@ -133,7 +135,7 @@ pub struct LabInfo {
 
 /// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md; 10 and 11: labs F and
 /// D of ../shared/spec/03-incident-labs.md.
-pub const LABS: [LabInfo; 4] = [
+pub const LABS: [LabInfo; 5] = [
     LabInfo {
         number: 8,
         title: "Retries can keep a system down",
@@ -165,6 +167,14 @@ pub const LABS: [LabInfo; 4] = [
         watch: "Without isolation /fast dies with /drm; a bulkhead of 8 on the vendor call keeps /fast at 100 %.",
         kind: "incident lab",
         lab: Lab::Pool,
+    },
+    LabInfo {
+        number: 12,
+        title: "The 09:00 pricing brownout",
+        setup: "order: 250 submissions/s and 100 history requests/s on 200 threads; pricing slows from 80 ms to 4 s at 09:00; a bulkhead of 20 with a queue of 200, an errors-only breaker, 3 retries, a 30 s cache",
+        watch: "The bulkhead admits 5 calls a second, the breaker never opens, retries multiply the attempts, the cache empties, and order history goes down with submissions. Then apply the fixes one by one.",
+        kind: "incident lab",
+        lab: Lab::Brownout,
     },
 ];
 
@@ -205,11 +215,12 @@ mod tests {
     #[test]
     fn the_course_numbers_its_labs_after_the_tick_demos() {
         let numbers: Vec<u32> = course().map(|(n, _)| n).collect();
-        assert_eq!(numbers, (1..=11).collect::<Vec<_>>());
+        assert_eq!(numbers, (1..=12).collect::<Vec<_>>());
         assert_eq!(lab(8).map(|l| l.lab), Some(Lab::Amplification));
         assert_eq!(lab(9).map(|l| l.lab), Some(Lab::Jitter));
         assert_eq!(lab(10).map(|l| l.lab), Some(Lab::Sandbox));
         assert_eq!(lab(11).map(|l| l.lab), Some(Lab::Pool));
-        assert!(exists(11) && !exists(12) && !exists(0));
+        assert_eq!(lab(12).map(|l| l.lab), Some(Lab::Brownout));
+        assert!(exists(12) && !exists(13) && !exists(0));
     }
 }

@@ -9,6 +9,7 @@
 //! Parsing never panics: a bad file gives one line saying what is wrong and where.
 
 pub mod breaker_script;
+pub mod brownout_lab;
 pub mod catalogue;
 pub mod compare;
 pub mod lab_session;
