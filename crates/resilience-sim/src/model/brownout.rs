@@ -119,6 +119,9 @@ pub const MAX_QUEUE: u32 = 10_000;
 pub const MAX_MS: Millis = 60_000;
 /// The most attempts per call.
 pub const MAX_ATTEMPTS: u32 = 10;
+/// The most calls a run may simulate (attempts at most plus order-history requests):
+/// about a second of work in a browser tab, whatever a link asks for.
+pub const MAX_WORK: u64 = 2_000_000;
 /// The largest catalogue.
 pub const MAX_PRODUCTS: u32 = 100_000;
 /// Every pricing latency and local work is drawn within ± this percentage of its setting.
@@ -337,6 +340,16 @@ impl BrownoutConfig {
             MAX_MS,
         )?;
         check_float("retryBudgetPercent", self.retry_budget_percent, 0.0, 100.0)?;
+        let work = self.most_calls();
+        if work > MAX_WORK {
+            return Err(ConfigError::new(
+                "seconds",
+                format!(
+                    "this run could simulate {work} calls (submissions x maxAttempts + history, over {} s); the limit is {MAX_WORK}: lower the rates, maxAttempts or the seconds",
+                    u64::from(self.seconds) + (WARMUP_MS / 1_000) + u64::from(SHOWN_BEFORE_S)
+                ),
+            ));
+        }
         self.breaker_config().validate()?;
         self.retry_config().validate()?;
         self.bulkhead_config().validate()?;
@@ -344,6 +357,14 @@ impl BrownoutConfig {
             budget.validate()?;
         }
         Ok(())
+    }
+
+    /// The most calls a run can make: every submission's attempts and every history
+    /// request, warm-up included.
+    pub fn most_calls(&self) -> u64 {
+        let per_second = u64::from(self.submissions_per_second) * u64::from(self.max_attempts)
+            + u64::from(self.history_per_second);
+        per_second * (u64::from(self.seconds) + WARMUP_MS / 1_000 + u64::from(SHOWN_BEFORE_S))
     }
 
     /// The breaker as configured, with the slow-call rule of fix 2 when it applies.
@@ -726,8 +747,12 @@ struct Request {
     answer: Option<(Answer, Millis)>,
     /// The current attempt's start, for the breaker's duration.
     attempt_started: Millis,
-    retry: Option<RetryContext>,
+    /// Its retry context in [`Sim::contexts`], while it calls pricing.
+    retry: u32,
 }
+
+/// No retry context (an order-history request, or a submission not calling pricing).
+const NO_CONTEXT: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
 struct Task {
@@ -889,6 +914,10 @@ struct Sim<'a> {
     bulkhead_queue: VecDeque<u32>,
     breaker: CircuitBreaker,
     retry: Retry,
+    /// Retry contexts of the submissions calling pricing, reused once they answer: memory
+    /// follows the requests in flight, not the length of the run.
+    contexts: Vec<RetryContext>,
+    free_contexts: Vec<u32>,
     budget: Option<RetryBudget>,
     limiter: Option<TimeLimiterConfig>,
     cache: FallbackCache<u32, ()>,
@@ -940,6 +969,8 @@ impl<'a> Sim<'a> {
             bulkhead_queue: VecDeque::new(),
             breaker,
             retry: Retry::new(config.retry_config())?,
+            contexts: Vec::new(),
+            free_contexts: Vec::new(),
             budget: config.budget_config().map(RetryBudget::new).transpose()?,
             limiter: config.time_limiter(),
             cache,
@@ -1115,7 +1146,7 @@ impl<'a> Sim<'a> {
             product,
             answer: None,
             attempt_started: now,
-            retry: None,
+            retry: NO_CONTEXT,
         });
         if self.order_busy < self.config.order_threads {
             self.start(now, id);
@@ -1139,7 +1170,12 @@ impl<'a> Sim<'a> {
 
     /// The request answered: its thread takes the next waiting request.
     fn finish(&mut self, now: Millis, id: u32, answer: Answer) {
-        self.requests[id as usize].answer = Some((answer, now));
+        let request = &mut self.requests[id as usize];
+        request.answer = Some((answer, now));
+        if request.retry != NO_CONTEXT {
+            self.free_contexts.push(request.retry);
+            request.retry = NO_CONTEXT;
+        }
         self.order_busy -= 1;
         self.purge_accept(now);
         if let Some(next) = self.accept.pop_front() {
@@ -1153,7 +1189,17 @@ impl<'a> Sim<'a> {
             self.finish(now, id, Answer::Live);
             return;
         }
-        request.retry = Some(self.retry.start());
+        let context = self.retry.start();
+        request.retry = match self.free_contexts.pop() {
+            Some(slot) => {
+                self.contexts[slot as usize] = context;
+                slot
+            }
+            None => {
+                self.contexts.push(context);
+                self.contexts.len() as u32 - 1
+            }
+        };
         if let Some(budget) = &mut self.budget {
             budget.deposit(now);
         }
@@ -1164,7 +1210,7 @@ impl<'a> Sim<'a> {
     fn attempt(&mut self, now: Millis, id: u32) {
         self.counts.attempts += 1;
         let request = &mut self.requests[id as usize];
-        if request.retry.as_ref().is_some_and(|r| r.attempts() > 0) {
+        if request.retry != NO_CONTEXT && self.contexts[request.retry as usize].attempts() > 0 {
             self.counts.retries += 1;
         }
         request.attempt_started = now;
@@ -1230,7 +1276,7 @@ impl<'a> Sim<'a> {
         let request = &mut self.requests[id as usize];
         let duration = now - request.attempt_started;
         let product = request.product;
-        if let Some(ctx) = request.retry.as_mut() {
+        if let Some(ctx) = self.contexts.get_mut(request.retry as usize) {
             self.retry
                 .on_outcome(ctx, Outcome::Success, &mut self.waits);
         }
@@ -1264,8 +1310,8 @@ impl<'a> Sim<'a> {
 
     /// An attempt failed: retry after a wait, or fall back.
     fn failed(&mut self, now: Millis, id: u32, outcome: Outcome) {
-        let request = &mut self.requests[id as usize];
-        let Some(ctx) = request.retry.as_mut() else {
+        let slot = self.requests[id as usize].retry as usize;
+        let Some(ctx) = self.contexts.get_mut(slot) else {
             return;
         };
         match self.retry.on_outcome(ctx, outcome, &mut self.waits) {
