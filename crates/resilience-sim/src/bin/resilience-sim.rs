@@ -9,6 +9,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use resilience_sim::model::amplification::{self, AmplificationPolicy};
 use resilience_sim::model::jitter as jitter_lab;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
+use resilience_sim::scenario::checkout_lab::CheckoutLab;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
@@ -49,7 +50,8 @@ enum Command {
     /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
     /// lists them.
     Lab {
-        /// amplification (Demo 8), jitter (Demo 9), pool (Demo 11) or brownout (Demo 12).
+        /// amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12) or
+        /// checkout (Demo 13).
         lab: String,
         /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
         /// amplification also takes `--policy none|retries|budget` (default retries);
@@ -67,11 +69,12 @@ enum Command {
 fn main() -> ExitCode {
     // `lab --help` lists every control, read from the labs' tables.
     let help = format!(
-        "{}\n\n{}\n\n{}\n\n{}",
+        "{}\n\n{}\n\n{}\n\n{}\n\n{}",
         controls_help::<AmplificationLab>(),
         controls_help::<JitterLab>(),
         controls_help::<PoolLab>(),
-        controls_help::<BrownoutLab>()
+        controls_help::<BrownoutLab>(),
+        controls_help::<CheckoutLab>()
     );
     let command = Cli::command().mut_subcommand("lab", |lab| lab.after_help(help));
     let parsed = command
@@ -185,8 +188,19 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 let lab = lab_config::<BrownoutLab>(pairs)?;
                 lab_json(&lab.run())
             }
+            "checkout" => {
+                let pairs = flag_pairs(&controls)?;
+                let lab = lab_config::<CheckoutLab>(pairs)?;
+                // The per-call traces are the page's; the CLI prints the figures.
+                let mut value = serde_json::to_value(lab.run().map_err(|e| e.to_string())?)
+                    .map_err(|e| e.to_string())?;
+                if let Some(object) = value.as_object_mut() {
+                    object.remove("calls");
+                }
+                Ok(vec![value.to_string()])
+            }
             other => Err(format!(
-                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11) or brownout (Demo 12)"
+                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12) or checkout (Demo 13)"
             )),
         },
     }

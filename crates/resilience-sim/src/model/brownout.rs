@@ -419,7 +419,7 @@ impl BrownoutConfig {
 
     /// Fix 1's time limiter.
     pub fn time_limiter(&self) -> Option<TimeLimiterConfig> {
-        (self.fixes >= 1).then(|| TimeLimiterConfig {
+        (self.fixes >= 1).then_some(TimeLimiterConfig {
             timeout_duration: self.timeout_ms,
             cancel_running_future: true,
         })

@@ -3,6 +3,7 @@
 
 pub mod amplification;
 pub mod brownout;
+pub mod checkout;
 pub mod jitter;
 pub mod shared_pool;
 pub mod summary;

@@ -11,6 +11,7 @@
 pub mod breaker_script;
 pub mod brownout_lab;
 pub mod catalogue;
+pub mod checkout_lab;
 pub mod compare;
 pub mod lab_session;
 pub mod labs;

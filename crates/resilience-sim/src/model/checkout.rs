@@ -1,0 +1,1248 @@
+//! # Lab E (Demo 13): payment and shipping, where what counts as a failure matters
+//!
+//! Checkout calls two dependencies: a payment provider (capture a card) and a shipping
+//! quoter. Each has its own stack of the engine's policies. The lesson is in details that
+//! production stacks get wrong:
+//!
+//! - **A decline is an answer, not a failure.** `CardDeclinedException` is in the payment
+//!   breaker's and retry's `ignoreExceptions`: a coupon campaign that brings 100 legitimate
+//!   declines leaves the breaker CLOSED and retries nothing.
+//! - **A read timeout on a capture is never retried.** The provider may have captured; a
+//!   second capture could charge twice (the idempotency key makes that safe on the
+//!   provider's side, but only a reconciliation tells what happened). The saga records
+//!   UNCERTAIN, keeps the seat, and reconciles by the idempotency key. A connect failure
+//!   never reached the provider: it may be retried, once.
+//! - **Refusals are inputs, not errors of the provider.** An open breaker
+//!   (`CallNotPermittedException`) and a full bulkhead (`BulkheadFullException`) mean the
+//!   capture was NOT_SENT: the order can be retried later or paid another way.
+//! - **One shared bulkhead lets the quoter starve payment.** With separate bulkheads (payment
+//!   20, shipping 8) a stalled quoter fills only its own 8 permits.
+//! - **A fallback never says CAPTURED.** [`PaymentFallback`] has no such variant: the
+//!   type system forbids it.
+//!
+//! ## The stacks
+//!
+//! - Payment: HTTP connect timeout 200 ms, read timeout 800 ms (inside the call: they free
+//!   the connection); semaphore bulkhead 20, `maxWaitDuration` 20 ms; breaker COUNT_BASED
+//!   20, `minimumNumberOfCalls` 10, failure rate 50 %, slow calls over 800 ms at 80 %, wait
+//!   30 s, 5 half-open trials, declines ignored; retry 2 attempts on `ConnectException`
+//!   only, a fixed 100 ms wait, declines ignored. Every attempt carries the call's
+//!   idempotency key.
+//! - Shipping: connect 200 ms, read 2 s; semaphore bulkhead 8, `maxWaitDuration` 20 ms;
+//!   breaker with Resilience4j's rates (COUNT_BASED 20, minimum 10, 50 %, wait 30 s); retry
+//!   3 attempts on `IOException` (a quote is safe to ask again) with exponential random
+//!   backoff (100 ms, x2, ±50 %). Falls back to the agreed estimate for physical goods and
+//!   hides the quote for digital goods (every 4th order).
+//!
+//! ## Decorator order ([`StackOrder`])
+//!
+//! - `resilience4j`: `Retry(CircuitBreaker(Bulkhead(call)))` per dependency: the breaker
+//!   records every attempt, an open breaker fails the remaining attempts fast (and the
+//!   retry does not retry `CallNotPermittedException`).
+//! - `wrong`: `CircuitBreaker(Retry(Bulkhead(call)))` with **one bulkhead of 20 shared** by
+//!   both dependencies: the breaker records one outcome per logical call, after its retries
+//!   and their waits; and the permits a stalled quoter holds are permits payment lacks, so
+//!   payment's breaker records `BulkheadFullException`s it owes to the quoter.
+//!
+//! ## Threads ([`Threads`])
+//!
+//! - `platform`: 40 request threads serve checkout; a call waits for one in line (first
+//!   come, first served) and holds it until it ends, retries and waits included.
+//! - `virtual`: threads are cheap and never run out; the scarce resource becomes the HTTP
+//!   connection pool of each dependency (10 connections). An attempt that finds no free
+//!   connection waits for one up to its connect timeout (200 ms) and then fails as a
+//!   connect failure. The semaphore bulkhead still decides who may wait at all.
+//!
+//! ## Traffic and scenarios ([`CheckoutScenario`])
+//!
+//! Captures arrive every 100 ms and quotes every 50 ms, evenly. Times vary ±20 % (seeded).
+//! Healthy, the provider captures in 300 ms and the quoter answers in 100 ms.
+//!
+//! - `decline-storm`: 100 captures over 10 s, every card declined (a business answer);
+//! - `quoter-stall`: the quoter stops answering from 10 s to 40 s, payments go on (60 s);
+//! - `connection-reset`: the provider refuses every connection (60 s);
+//! - `lost-response`: the provider captures but its answer is lost: read timeouts (60 s);
+//! - `provider-timeouts`: the provider stops answering within 800 ms; it still captures,
+//!   too late for the read timeout (60 s);
+//! - `game-day`: the quoter stall and, in the same minute, one declined card (60 s).
+
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, VecDeque};
+
+use rand::{RngExt, SeedableRng};
+use rand_pcg::Pcg64Mcg;
+use serde::{Deserialize, Serialize};
+
+use crate::error::ConfigError;
+use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead, WaiterId};
+use crate::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig, State};
+use crate::policy::fallback::{PaymentFallback, PaymentStatus, ShippingFallback};
+use crate::policy::retry::{
+    IntervalFunction, Retry, RetryConfig, RetryContext, RetryDecision, RetryMetrics,
+};
+use crate::{Millis, Outcome};
+
+/// The most calls a run keeps a trace of, per dependency (the rest are counted only).
+pub const MAX_TRACES: usize = 2_000;
+
+/// The scenarios the learner predicts and runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CheckoutScenario {
+    #[default]
+    DeclineStorm,
+    QuoterStall,
+    ConnectionReset,
+    LostResponse,
+    ProviderTimeouts,
+    GameDay,
+}
+
+impl CheckoutScenario {
+    pub const ALL: [CheckoutScenario; 6] = [
+        CheckoutScenario::DeclineStorm,
+        CheckoutScenario::QuoterStall,
+        CheckoutScenario::ConnectionReset,
+        CheckoutScenario::LostResponse,
+        CheckoutScenario::ProviderTimeouts,
+        CheckoutScenario::GameDay,
+    ];
+
+    /// The name the link, the CLI and JSON use.
+    pub const fn name(self) -> &'static str {
+        match self {
+            CheckoutScenario::DeclineStorm => "decline-storm",
+            CheckoutScenario::QuoterStall => "quoter-stall",
+            CheckoutScenario::ConnectionReset => "connection-reset",
+            CheckoutScenario::LostResponse => "lost-response",
+            CheckoutScenario::ProviderTimeouts => "provider-timeouts",
+            CheckoutScenario::GameDay => "game-day",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.name() == name)
+    }
+
+    /// A short label for a select.
+    pub const fn label(self) -> &'static str {
+        match self {
+            CheckoutScenario::DeclineStorm => "decline storm (100 declines)",
+            CheckoutScenario::QuoterStall => "quoter stalls for 30 s",
+            CheckoutScenario::ConnectionReset => "provider refuses connections",
+            CheckoutScenario::LostResponse => "captured, answer lost",
+            CheckoutScenario::ProviderTimeouts => "provider times out",
+            CheckoutScenario::GameDay => "game day: stall + a decline",
+        }
+    }
+
+    /// How long the scenario runs, in ms.
+    pub const fn length_ms(self) -> Millis {
+        match self {
+            CheckoutScenario::DeclineStorm => 10_000,
+            _ => 60_000,
+        }
+    }
+
+    fn quoter_stalls(self, at: Millis) -> bool {
+        matches!(
+            self,
+            CheckoutScenario::QuoterStall | CheckoutScenario::GameDay
+        ) && (STALL_FROM_MS..STALL_UNTIL_MS).contains(&at)
+    }
+}
+
+/// The quoter's stall in the stall scenarios.
+pub const STALL_FROM_MS: Millis = 10_000;
+pub const STALL_UNTIL_MS: Millis = 40_000;
+/// The capture declined on game day (the 201st, at about 20 s).
+pub const GAME_DAY_DECLINED_CAPTURE: u32 = 200;
+
+/// How the policies wrap the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum StackOrder {
+    /// `Retry(CircuitBreaker(Bulkhead(call)))`, a bulkhead per dependency.
+    #[default]
+    Resilience4j,
+    /// `CircuitBreaker(Retry(Bulkhead(call)))`, one bulkhead shared by both dependencies.
+    Wrong,
+}
+
+impl StackOrder {
+    pub const ALL: [StackOrder; 2] = [StackOrder::Resilience4j, StackOrder::Wrong];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            StackOrder::Resilience4j => "resilience4j",
+            StackOrder::Wrong => "wrong",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|o| o.name() == name)
+    }
+
+    pub const fn label(self) -> &'static str {
+        match self {
+            StackOrder::Resilience4j => "Retry(CircuitBreaker(Bulkhead)), a bulkhead each",
+            StackOrder::Wrong => "CircuitBreaker(Retry(Bulkhead)), one shared bulkhead",
+        }
+    }
+}
+
+/// What kind of threads serve checkout.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Threads {
+    /// A pool of 40 request threads that can run out.
+    #[default]
+    Platform,
+    /// Unlimited threads; 10 HTTP connections per dependency.
+    Virtual,
+}
+
+impl Threads {
+    pub const ALL: [Threads; 2] = [Threads::Platform, Threads::Virtual];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Threads::Platform => "platform",
+            Threads::Virtual => "virtual",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    pub const fn label(self) -> &'static str {
+        match self {
+            Threads::Platform => "platform threads (a pool of 40)",
+            Threads::Virtual => "virtual threads (10 connections per dependency)",
+        }
+    }
+}
+
+/// Request threads with [`Threads::Platform`].
+pub const PLATFORM_THREADS: u32 = 40;
+/// HTTP connections per dependency with [`Threads::Virtual`].
+pub const CONNECTIONS_PER_DEPENDENCY: u32 = 10;
+/// The shared bulkhead of [`StackOrder::Wrong`].
+pub const SHARED_BULKHEAD: u32 = 20;
+
+/// Lab E's config: the scenario, the order, the threads, the seed.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+pub struct CheckoutConfig {
+    pub scenario: CheckoutScenario,
+    pub order: StackOrder,
+    pub threads: Threads,
+    pub seed: u64,
+}
+
+/// The two dependencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Dependency {
+    Payment,
+    Shipping,
+}
+
+/// A capture's state in the order saga.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum SagaState {
+    /// The provider answered: captured.
+    Captured,
+    /// The provider answered: declined (a business answer).
+    Declined,
+    /// Nobody knows: reconcile by the idempotency key; the seat is kept.
+    Uncertain,
+    /// The capture never reached the provider (refused locally or no connection).
+    NotSent,
+}
+
+impl SagaState {
+    pub const ALL: [SagaState; 4] = [
+        SagaState::Captured,
+        SagaState::Declined,
+        SagaState::Uncertain,
+        SagaState::NotSent,
+    ];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            SagaState::Captured => "CAPTURED",
+            SagaState::Declined => "DECLINED",
+            SagaState::Uncertain => "UNCERTAIN",
+            SagaState::NotSent => "NOT_SENT",
+        }
+    }
+
+    /// The saga state of a payment status (a fallback's `Failed` is NOT_SENT: the
+    /// provider was not reached).
+    pub fn of(status: PaymentStatus) -> Self {
+        match status {
+            PaymentStatus::Captured => SagaState::Captured,
+            PaymentStatus::Declined => SagaState::Declined,
+            PaymentStatus::Uncertain => SagaState::Uncertain,
+            PaymentStatus::Failed => SagaState::NotSent,
+        }
+    }
+}
+
+/// The payment fallback for the outcome that ended a capture: UNCERTAIN when the provider
+/// may have acted on it (a read timeout, a 5xx), else a typed error. Never CAPTURED.
+pub fn payment_fallback(outcome: Outcome) -> PaymentFallback {
+    match outcome {
+        Outcome::ReadTimeout | Outcome::Http5xx => PaymentFallback::Uncertain,
+        Outcome::CallNotPermitted => {
+            PaymentFallback::TypedError("PaymentTemporarilyUnavailable".into())
+        }
+        Outcome::BulkheadFull | Outcome::NoFreeThread => {
+            PaymentFallback::TypedError("PaymentBusy".into())
+        }
+        _ => PaymentFallback::TypedError("PaymentUnavailable".into()),
+    }
+}
+
+/// The shipping fallback: the agreed estimate for physical goods (the workbook path), no
+/// quote at all for digital goods.
+pub fn shipping_fallback(digital: bool) -> ShippingFallback {
+    if digital {
+        ShippingFallback::HideQuote
+    } else {
+        ShippingFallback::AgreedEstimate
+    }
+}
+
+/// How one attempt went through the layers.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptTrace {
+    /// When the attempt started (ms from the start of the run).
+    pub at: Millis,
+    /// The breaker's state when asked, and whether it let the call through. In the wrong
+    /// order the breaker is asked once per call, before the first attempt.
+    pub breaker_state: State,
+    pub permitted: bool,
+    /// The bulkhead's available permits after this attempt asked; `None` if it never got
+    /// there; `rejected` when it said `BulkheadFullException`.
+    pub permits_left: Option<u32>,
+    pub rejected: bool,
+    /// The provider's outcome and how long the attempt took; `None` when refused before.
+    pub outcome: Outcome,
+    pub duration: Millis,
+    /// Whether a request reached the provider (a connection was attempted).
+    pub provider_request: bool,
+    /// The retry's decision after this attempt: `Some(wait)` to retry, else `None`.
+    pub retry_after: Option<Millis>,
+}
+
+/// One logical call: its attempts, and how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallTrace {
+    pub dependency: Dependency,
+    /// The call's number within its dependency (0-based); the idempotency key is
+    /// `order-N` for capture N.
+    pub index: u32,
+    pub arrived: Millis,
+    /// When it got a request thread (platform threads), if it did.
+    pub started: Millis,
+    pub ended: Millis,
+    pub attempts: Vec<AttemptTrace>,
+    /// Payment: the saga state; shipping: `None`.
+    pub saga: Option<SagaState>,
+    /// Shipping: how the quote ended; payment: `None`.
+    pub quote: Option<QuoteResult>,
+    /// Why the retry stopped, in words.
+    pub why: String,
+    /// The provider captured (it may have, although the answer was lost).
+    pub provider_captured: bool,
+}
+
+/// How a quote ended for the shopper.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum QuoteResult {
+    Live,
+    Estimate,
+    Hidden,
+}
+
+/// The payment side's figures (names fixed by the issue).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PaymentSummary {
+    /// Logical captures.
+    pub calls: u32,
+    /// Attempts through the stack (a refused call is one attempt).
+    pub attempts: u32,
+    /// Requests that reached the provider (a connection was tried).
+    pub provider_requests: u32,
+    pub retries: u32,
+    pub breaker_state_end: State,
+    /// Outcomes the breaker recorded (successes and failures; ignored and refused calls
+    /// are not recorded).
+    pub breaker_recorded_calls: u32,
+    pub breaker_recorded_failures: u32,
+    pub not_permitted: u32,
+    pub bulkhead_rejected: u32,
+    /// The fewest permits the payment bulkhead (or the shared one) had left.
+    pub bulkhead_available_min: u32,
+    /// Captures the provider made, answered or not.
+    pub provider_captures: u32,
+    pub saga: SagaTally,
+    pub retry_metrics: RetryMetrics,
+}
+
+/// Saga states of every capture (names fixed by the issue).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SagaTally {
+    #[serde(rename = "CAPTURED")]
+    pub captured: u32,
+    #[serde(rename = "DECLINED")]
+    pub declined: u32,
+    #[serde(rename = "UNCERTAIN")]
+    pub uncertain: u32,
+    #[serde(rename = "NOT_SENT")]
+    pub not_sent: u32,
+}
+
+impl SagaTally {
+    fn add(&mut self, state: SagaState) {
+        match state {
+            SagaState::Captured => self.captured += 1,
+            SagaState::Declined => self.declined += 1,
+            SagaState::Uncertain => self.uncertain += 1,
+            SagaState::NotSent => self.not_sent += 1,
+        }
+    }
+
+    pub fn total(&self) -> u32 {
+        self.captured + self.declined + self.uncertain + self.not_sent
+    }
+}
+
+/// Quotes by how they ended (names fixed by the issue).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QuoteTally {
+    pub live: u32,
+    pub estimate: u32,
+    pub hidden: u32,
+}
+
+/// The shipping side's figures (names fixed by the issue).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ShippingSummary {
+    pub calls: u32,
+    pub attempts: u32,
+    pub provider_requests: u32,
+    pub retries: u32,
+    pub breaker_state_end: State,
+    pub breaker_recorded_calls: u32,
+    pub not_permitted: u32,
+    pub bulkhead_rejected: u32,
+    pub bulkhead_available_min: u32,
+    pub quotes: QuoteTally,
+}
+
+/// One second of the run: both bulkheads' permits and both breakers, at its end, and the
+/// fewest permits during it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckoutSecond {
+    pub t_s: u32,
+    pub payment_permits_min: u32,
+    pub shipping_permits_min: u32,
+    pub payment_breaker: State,
+    pub shipping_breaker: State,
+    /// Request threads in use at the second's end (platform), or calls in progress.
+    pub threads_in_use: u32,
+    pub captures: SagaTally,
+}
+
+/// A run of Lab E.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CheckoutRun {
+    pub scenario: CheckoutScenario,
+    pub order: StackOrder,
+    pub threads: Threads,
+    pub payment: PaymentSummary,
+    pub shipping: ShippingSummary,
+    pub seconds: Vec<CheckoutSecond>,
+    /// The permits of each bulkhead (payment, shipping; equal when shared).
+    pub payment_permits: u32,
+    pub shipping_permits: u32,
+    /// Every call, in the order they arrived (at most [`MAX_TRACES`] per dependency).
+    pub calls: Vec<CallTrace>,
+}
+
+// ---------------------------------------------------------------------------------------
+// The stacks' configs
+// ---------------------------------------------------------------------------------------
+
+pub const PAYMENT_CONNECT_TIMEOUT_MS: Millis = 200;
+pub const PAYMENT_READ_TIMEOUT_MS: Millis = 800;
+pub const SHIPPING_READ_TIMEOUT_MS: Millis = 2_000;
+const CAPTURE_MS: Millis = 300;
+const QUOTE_MS: Millis = 100;
+const REFUSED_CONNECTION_MS: Millis = 5;
+const CAPTURE_EVERY_MS: Millis = 100;
+const QUOTE_EVERY_MS: Millis = 50;
+
+pub fn payment_breaker_config() -> CircuitBreakerConfig {
+    CircuitBreakerConfig {
+        sliding_window_size: 20,
+        minimum_number_of_calls: 10,
+        failure_rate_threshold: 50.0,
+        slow_call_duration_threshold: 800,
+        slow_call_rate_threshold: 80.0,
+        wait_duration_in_open_state: 30_000,
+        permitted_number_of_calls_in_half_open_state: 5,
+        ignore_exceptions: vec!["CardDeclinedException".into()],
+        ..CircuitBreakerConfig::default()
+    }
+}
+
+pub fn payment_retry_config() -> RetryConfig {
+    RetryConfig {
+        max_attempts: 2,
+        wait_duration: 100,
+        retry_exceptions: vec!["ConnectException".into()],
+        ignore_exceptions: vec!["CardDeclinedException".into()],
+        ..RetryConfig::default()
+    }
+}
+
+pub fn shipping_breaker_config() -> CircuitBreakerConfig {
+    CircuitBreakerConfig {
+        sliding_window_size: 20,
+        minimum_number_of_calls: 10,
+        wait_duration_in_open_state: 30_000,
+        permitted_number_of_calls_in_half_open_state: 5,
+        ..CircuitBreakerConfig::default()
+    }
+}
+
+pub fn shipping_retry_config() -> RetryConfig {
+    RetryConfig {
+        max_attempts: 3,
+        wait_duration: 100,
+        interval_function: Some(IntervalFunction::ExponentialRandomized {
+            initial_interval: 100,
+            multiplier: 2.0,
+            randomization_factor: 0.5,
+            max_interval: None,
+        }),
+        retry_exceptions: vec!["IOException".into()],
+        ..RetryConfig::default()
+    }
+}
+
+pub fn bulkhead_config(permits: u32) -> BulkheadConfig {
+    BulkheadConfig {
+        max_concurrent_calls: permits,
+        max_wait_duration: 20,
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// The simulation
+// ---------------------------------------------------------------------------------------
+
+/// Events, handled in (time, class, id) order.
+const CALL_DONE: u8 = 0;
+const WAIT_EXPIRED: u8 = 1;
+const CONNECT_EXPIRED: u8 = 2;
+const RETRY: u8 = 3;
+const START: u8 = 4;
+const ARRIVE: u8 = 5;
+
+#[derive(Debug)]
+struct Stack {
+    breaker: CircuitBreaker,
+    retry: Retry,
+    permits_min: u32,
+    second_min: u32,
+    recorded: u32,
+    recorded_failures: u32,
+    not_permitted: u32,
+    rejected: u32,
+    attempts: u32,
+    provider_requests: u32,
+    retries: u32,
+}
+
+impl Stack {
+    fn new(breaker: CircuitBreakerConfig, retry: RetryConfig) -> Result<Self, ConfigError> {
+        let mut breaker = CircuitBreaker::new(breaker)?;
+        breaker.set_event_recording(false);
+        Ok(Self {
+            breaker,
+            retry: Retry::new(retry)?,
+            permits_min: u32::MAX,
+            second_min: u32::MAX,
+            recorded: 0,
+            recorded_failures: 0,
+            not_permitted: 0,
+            rejected: 0,
+            attempts: 0,
+            provider_requests: 0,
+            retries: 0,
+        })
+    }
+
+    /// Records an attempt's (or, in the wrong order, a call's) outcome on the breaker.
+    fn record(&mut self, now: Millis, duration: Millis, outcome: Outcome) {
+        match outcome.exception_name() {
+            None => {
+                self.breaker.on_success(now, duration);
+                self.recorded += 1;
+            }
+            Some(exception) => {
+                self.breaker.on_error(now, duration, exception);
+                if !self.breaker.config().is_ignored(exception) {
+                    self.recorded += 1;
+                    self.recorded_failures +=
+                        u32::from(self.breaker.config().is_recorded(exception));
+                }
+            }
+        }
+    }
+}
+
+#[derive(Debug)]
+struct Call {
+    trace: CallTrace,
+    retry: RetryContext,
+    /// The bulkhead waiter of the current attempt, if it waits for a permit.
+    waiter: Option<WaiterId>,
+    /// Holds a permit and (virtual threads) a connection.
+    holds_permit: bool,
+    holds_connection: bool,
+    /// The wrong order: the breaker permitted the call (asked once).
+    breaker_permitted: bool,
+    has_thread: bool,
+    done: bool,
+    digital: bool,
+}
+
+struct Sim {
+    config: CheckoutConfig,
+    stacks: [Stack; 2],
+    /// One bulkhead per dependency, or one shared (index 0) in the wrong order.
+    bulkheads: Vec<SemaphoreBulkhead>,
+    waiters: Vec<(WaiterId, u32)>,
+    connections_free: [u32; 2],
+    connection_waiters: [VecDeque<(u32, Millis)>; 2],
+    threads_free: u32,
+    thread_line: VecDeque<u32>,
+    calls: Vec<Call>,
+    events: BinaryHeap<Reverse<(Millis, u8, u32)>>,
+    rng: Pcg64Mcg,
+    captures_made: u32,
+    seconds: Vec<CheckoutSecond>,
+    second_captures: SagaTally,
+}
+
+fn dep_index(dependency: Dependency) -> usize {
+    match dependency {
+        Dependency::Payment => 0,
+        Dependency::Shipping => 1,
+    }
+}
+
+impl Sim {
+    fn new(config: &CheckoutConfig) -> Result<Self, ConfigError> {
+        let bulkheads = match config.order {
+            StackOrder::Resilience4j => vec![
+                SemaphoreBulkhead::new(bulkhead_config(20))?,
+                SemaphoreBulkhead::new(bulkhead_config(8))?,
+            ],
+            StackOrder::Wrong => vec![SemaphoreBulkhead::new(bulkhead_config(SHARED_BULKHEAD))?],
+        };
+        Ok(Self {
+            config: config.clone(),
+            stacks: [
+                Stack::new(payment_breaker_config(), payment_retry_config())?,
+                Stack::new(shipping_breaker_config(), shipping_retry_config())?,
+            ],
+            bulkheads,
+            waiters: Vec::new(),
+            connections_free: [CONNECTIONS_PER_DEPENDENCY; 2],
+            connection_waiters: [VecDeque::new(), VecDeque::new()],
+            threads_free: PLATFORM_THREADS,
+            thread_line: VecDeque::new(),
+            calls: Vec::new(),
+            events: BinaryHeap::new(),
+            rng: Pcg64Mcg::seed_from_u64(config.seed ^ 0x0C4E_C0C7),
+            captures_made: 0,
+            seconds: Vec::new(),
+            second_captures: SagaTally::default(),
+        })
+    }
+
+    fn schedule(&mut self, at: Millis, class: u8, id: u32) {
+        self.events.push(Reverse((at, class, id)));
+    }
+
+    fn bulkhead_of(&self, dependency: Dependency) -> usize {
+        match self.config.order {
+            StackOrder::Resilience4j => dep_index(dependency),
+            StackOrder::Wrong => 0,
+        }
+    }
+
+    fn jittered(&mut self, ms: Millis) -> Millis {
+        let spread = ms / 5;
+        self.rng.random_range(ms - spread..=ms + spread).max(1)
+    }
+
+    fn run(mut self) -> CheckoutRun {
+        let length = self.config.scenario.length_ms();
+        // Arrivals: captures every 100 ms, quotes every 50 ms.
+        let mut arrivals: Vec<(Millis, Dependency)> = (0..length / CAPTURE_EVERY_MS)
+            .map(|k| (k * CAPTURE_EVERY_MS, Dependency::Payment))
+            .chain(
+                (0..length / QUOTE_EVERY_MS)
+                    .map(|k| (k * QUOTE_EVERY_MS + 25, Dependency::Shipping)),
+            )
+            .collect();
+        arrivals.sort_by_key(|a| a.0);
+        let mut indices = [0u32; 2];
+        for (at, dependency) in arrivals {
+            let index = indices[dep_index(dependency)];
+            indices[dep_index(dependency)] += 1;
+            let id = self.calls.len() as u32;
+            self.calls.push(Call {
+                trace: CallTrace {
+                    dependency,
+                    index,
+                    arrived: at,
+                    started: at,
+                    ended: at,
+                    attempts: Vec::new(),
+                    saga: None,
+                    quote: None,
+                    why: String::new(),
+                    provider_captured: false,
+                },
+                retry: self.stacks[dep_index(dependency)].retry.start(),
+                waiter: None,
+                holds_permit: false,
+                holds_connection: false,
+                breaker_permitted: false,
+                has_thread: false,
+                done: false,
+                digital: dependency == Dependency::Shipping && index % 4 == 3,
+            });
+            self.schedule(at, ARRIVE, id);
+        }
+        let mut boundary = 1_000;
+        while let Some(Reverse((at, class, id))) = self.events.pop() {
+            while at >= boundary {
+                self.close_second(boundary);
+                boundary += 1_000;
+            }
+            match class {
+                ARRIVE => self.arrive(at, id),
+                START => self.start(at, id),
+                RETRY => self.attempt(at, id),
+                WAIT_EXPIRED => self.expire_waiters(at),
+                CONNECT_EXPIRED => self.connect_expired(at, id),
+                _ => self.call_done(at, id),
+            }
+        }
+        while boundary <= length {
+            self.close_second(boundary);
+            boundary += 1_000;
+        }
+        self.finish_run()
+    }
+
+    fn close_second(&mut self, boundary: Millis) {
+        let in_use = match self.config.threads {
+            Threads::Platform => PLATFORM_THREADS - self.threads_free,
+            Threads::Virtual => self
+                .calls
+                .iter()
+                .filter(|c| c.has_thread && !c.done)
+                .count() as u32,
+        };
+        let [payment, shipping] = &mut self.stacks;
+        payment.breaker.advance_to(boundary);
+        shipping.breaker.advance_to(boundary);
+        let permits_now = |b: &SemaphoreBulkhead| b.available_permits();
+        let p_now = permits_now(&self.bulkheads[0]);
+        let s_now = permits_now(self.bulkheads.last().expect("a bulkhead"));
+        self.seconds.push(CheckoutSecond {
+            t_s: (boundary / 1_000) as u32,
+            payment_permits_min: payment.second_min.min(p_now),
+            shipping_permits_min: shipping.second_min.min(s_now),
+            payment_breaker: payment.breaker.state(),
+            shipping_breaker: shipping.breaker.state(),
+            threads_in_use: in_use,
+            captures: std::mem::take(&mut self.second_captures),
+        });
+        payment.second_min = u32::MAX;
+        shipping.second_min = u32::MAX;
+    }
+
+    fn arrive(&mut self, now: Millis, id: u32) {
+        if self.config.threads == Threads::Platform {
+            if self.threads_free == 0 {
+                self.thread_line.push_back(id);
+                return;
+            }
+            self.threads_free -= 1;
+        }
+        self.start(now, id);
+    }
+
+    fn start(&mut self, now: Millis, id: u32) {
+        let call = &mut self.calls[id as usize];
+        call.has_thread = true;
+        call.trace.started = now;
+        let dep = dep_index(call.trace.dependency);
+        if self.config.order == StackOrder::Wrong {
+            // The breaker outside the retry: asked once per logical call.
+            let state = self.stacks[dep].breaker.state();
+            if !self.stacks[dep].breaker.try_acquire_permission(now) {
+                self.stacks[dep].not_permitted += 1;
+                self.stacks[dep].attempts += 1;
+                let call = &mut self.calls[id as usize];
+                call.trace.attempts.push(AttemptTrace {
+                    at: now,
+                    breaker_state: state,
+                    permitted: false,
+                    permits_left: None,
+                    rejected: false,
+                    outcome: Outcome::CallNotPermitted,
+                    duration: 0,
+                    provider_request: false,
+                    retry_after: None,
+                });
+                self.end_call(
+                    now,
+                    id,
+                    Outcome::CallNotPermitted,
+                    "the open breaker refused the call",
+                );
+                return;
+            }
+            self.calls[id as usize].breaker_permitted = true;
+        }
+        self.attempt(now, id);
+    }
+
+    /// One attempt: in Resilience4j's order the breaker, then the bulkhead; in the wrong
+    /// order only the bulkhead (the breaker was asked once).
+    fn attempt(&mut self, now: Millis, id: u32) {
+        let dependency = self.calls[id as usize].trace.dependency;
+        let dep = dep_index(dependency);
+        let stack = &mut self.stacks[dep];
+        stack.attempts += 1;
+        if !self.calls[id as usize].trace.attempts.is_empty() {
+            stack.retries += 1;
+        }
+        let state = stack.breaker.state();
+        let mut trace = AttemptTrace {
+            at: now,
+            breaker_state: state,
+            permitted: true,
+            permits_left: None,
+            rejected: false,
+            outcome: Outcome::Success,
+            duration: 0,
+            provider_request: false,
+            retry_after: None,
+        };
+        if self.config.order == StackOrder::Resilience4j {
+            trace.permitted = stack.breaker.try_acquire_permission(now);
+            trace.breaker_state = state;
+            if !trace.permitted {
+                stack.not_permitted += 1;
+                trace.outcome = Outcome::CallNotPermitted;
+                self.calls[id as usize].trace.attempts.push(trace);
+                self.attempt_failed(now, id, Outcome::CallNotPermitted);
+                return;
+            }
+        }
+        let b = self.bulkhead_of(dependency);
+        let admission = self.bulkheads[b].try_acquire(now);
+        let left = self.bulkheads[b].available_permits();
+        self.note_permits(b, left);
+        trace.permits_left = Some(left);
+        match admission {
+            Admission::Permitted => {
+                self.calls[id as usize].trace.attempts.push(trace);
+                self.calls[id as usize].holds_permit = true;
+                self.connect(now, id);
+            }
+            Admission::Waiting(waiter) => {
+                self.calls[id as usize].trace.attempts.push(trace);
+                self.calls[id as usize].waiter = Some(waiter);
+                self.waiters.push((waiter, id));
+                let wait = self.bulkheads[b].config().max_wait_duration;
+                self.schedule(now + wait, WAIT_EXPIRED, 0);
+            }
+            Admission::Rejected => {
+                trace.rejected = true;
+                trace.outcome = Outcome::BulkheadFull;
+                self.stacks[dep].rejected += 1;
+                self.calls[id as usize].trace.attempts.push(trace);
+                self.record_attempt(now, id, 0, Outcome::BulkheadFull);
+                self.attempt_failed(now, id, Outcome::BulkheadFull);
+            }
+        }
+    }
+
+    fn note_permits(&mut self, bulkhead: usize, left: u32) {
+        let deps: &[usize] = if self.bulkheads.len() == 1 {
+            &[0, 1]
+        } else {
+            &[bulkhead]
+        };
+        for &d in deps {
+            let s = &mut self.stacks[d];
+            s.permits_min = s.permits_min.min(left);
+            s.second_min = s.second_min.min(left);
+        }
+    }
+
+    fn expire_waiters(&mut self, now: Millis) {
+        for b in 0..self.bulkheads.len() {
+            for waiter in self.bulkheads[b].expire_waiters(now) {
+                if let Some(pos) = self.waiters.iter().position(|w| w.0 == waiter) {
+                    let (_, id) = self.waiters.swap_remove(pos);
+                    let dep = dep_index(self.calls[id as usize].trace.dependency);
+                    self.stacks[dep].rejected += 1;
+                    let call = &mut self.calls[id as usize];
+                    call.waiter = None;
+                    let mut waited = 0;
+                    if let Some(last) = call.trace.attempts.last_mut() {
+                        last.rejected = true;
+                        last.outcome = Outcome::BulkheadFull;
+                        last.duration = now - last.at;
+                        waited = last.duration;
+                    }
+                    self.record_attempt(now, id, waited, Outcome::BulkheadFull);
+                    self.attempt_failed(now, id, Outcome::BulkheadFull);
+                }
+            }
+        }
+    }
+
+    /// A permit is held: take a connection (virtual threads) and send.
+    fn connect(&mut self, now: Millis, id: u32) {
+        let dep = dep_index(self.calls[id as usize].trace.dependency);
+        if self.config.threads == Threads::Virtual {
+            if self.connections_free[dep] == 0 {
+                // Waits for a connection up to its connect timeout.
+                self.connection_waiters[dep].push_back((id, now + PAYMENT_CONNECT_TIMEOUT_MS));
+                self.schedule(now + PAYMENT_CONNECT_TIMEOUT_MS, CONNECT_EXPIRED, id);
+                return;
+            }
+            self.connections_free[dep] -= 1;
+            self.calls[id as usize].holds_connection = true;
+        }
+        self.send(now, id);
+    }
+
+    /// The request goes to the provider; its outcome is decided by the scenario.
+    fn send(&mut self, now: Millis, id: u32) {
+        let call = &self.calls[id as usize];
+        let dependency = call.trace.dependency;
+        let index = call.trace.index;
+        let scenario = self.config.scenario;
+        let (outcome, base) = match dependency {
+            Dependency::Payment => match scenario {
+                CheckoutScenario::DeclineStorm => (Outcome::BusinessError, CAPTURE_MS),
+                CheckoutScenario::ConnectionReset => {
+                    (Outcome::ConnectFailure, REFUSED_CONNECTION_MS)
+                }
+                CheckoutScenario::LostResponse | CheckoutScenario::ProviderTimeouts => {
+                    (Outcome::ReadTimeout, PAYMENT_READ_TIMEOUT_MS)
+                }
+                CheckoutScenario::GameDay if index == GAME_DAY_DECLINED_CAPTURE => {
+                    (Outcome::BusinessError, CAPTURE_MS)
+                }
+                _ => (Outcome::Success, CAPTURE_MS),
+            },
+            Dependency::Shipping => {
+                if scenario.quoter_stalls(now) {
+                    (Outcome::ReadTimeout, SHIPPING_READ_TIMEOUT_MS)
+                } else {
+                    (Outcome::Success, QUOTE_MS)
+                }
+            }
+        };
+        // A timeout is exact; an answer's time varies.
+        let duration = if outcome == Outcome::ReadTimeout {
+            base
+        } else {
+            self.jittered(base)
+        };
+        let dep = dep_index(dependency);
+        self.stacks[dep].provider_requests += 1;
+        // Lost answers and late answers: the provider captured all the same.
+        let captured = dependency == Dependency::Payment
+            && (outcome == Outcome::Success
+                || matches!(
+                    scenario,
+                    CheckoutScenario::LostResponse | CheckoutScenario::ProviderTimeouts
+                ));
+        if captured {
+            self.captures_made += 1;
+        }
+        let call = &mut self.calls[id as usize];
+        call.trace.provider_captured |= captured;
+        if let Some(last) = call.trace.attempts.last_mut() {
+            last.provider_request = true;
+            last.outcome = outcome;
+            last.duration = now + duration - last.at;
+        }
+        self.schedule(now + duration, CALL_DONE, id);
+    }
+
+    /// A connection wait that ran out, unless a connection came first: a connect
+    /// failure, no request sent.
+    fn connect_expired(&mut self, now: Millis, id: u32) {
+        let dep = dep_index(self.calls[id as usize].trace.dependency);
+        let Some(pos) = self.connection_waiters[dep]
+            .iter()
+            .position(|&(w, deadline)| w == id && deadline == now)
+        else {
+            return;
+        };
+        self.connection_waiters[dep].remove(pos);
+        let mut waited = 0;
+        if let Some(last) = self.calls[id as usize].trace.attempts.last_mut() {
+            last.outcome = Outcome::ConnectFailure;
+            last.duration = now - last.at;
+            waited = last.duration;
+        }
+        self.release_permit(now, id);
+        self.record_attempt(now, id, waited, Outcome::ConnectFailure);
+        self.attempt_failed(now, id, Outcome::ConnectFailure);
+    }
+
+    /// Resilience4j's order: the breaker records each attempt. (The wrong order records
+    /// the call once, when it ends.)
+    fn record_attempt(&mut self, now: Millis, id: u32, duration: Millis, outcome: Outcome) {
+        if self.config.order == StackOrder::Resilience4j {
+            let dep = dep_index(self.calls[id as usize].trace.dependency);
+            self.stacks[dep].record(now, duration, outcome);
+        }
+    }
+
+    fn call_done(&mut self, now: Millis, id: u32) {
+        let dep = dep_index(self.calls[id as usize].trace.dependency);
+        let Some(last) = self.calls[id as usize].trace.attempts.last().cloned() else {
+            return;
+        };
+        self.release_connection(now, dep, id);
+        self.release_permit(now, id);
+        let outcome = last.outcome;
+        self.record_attempt(now, id, last.duration, outcome);
+        if outcome.is_success() {
+            self.end_call(now, id, outcome, "answered");
+        } else {
+            self.attempt_failed(now, id, outcome);
+        }
+    }
+
+    fn release_connection(&mut self, now: Millis, dep: usize, id: u32) {
+        let call = &mut self.calls[id as usize];
+        if !call.holds_connection {
+            return;
+        }
+        call.holds_connection = false;
+        // The next caller still within its wait takes it (one whose wait ends now is
+        // left to its own expiry event).
+        let waiting = &mut self.connection_waiters[dep];
+        if let Some(pos) = waiting.iter().position(|&(_, deadline)| deadline > now) {
+            if let Some((next, _)) = waiting.remove(pos) {
+                self.calls[next as usize].holds_connection = true;
+                self.send(now, next);
+                return;
+            }
+        }
+        self.connections_free[dep] += 1;
+    }
+
+    fn release_permit(&mut self, now: Millis, id: u32) {
+        let call = &mut self.calls[id as usize];
+        if !call.holds_permit {
+            return;
+        }
+        call.holds_permit = false;
+        let dependency = call.trace.dependency;
+        let b = self.bulkhead_of(dependency);
+        for waiter in self.bulkheads[b].release(now) {
+            if let Some(pos) = self.waiters.iter().position(|w| w.0 == waiter) {
+                let (_, next) = self.waiters.swap_remove(pos);
+                let call = &mut self.calls[next as usize];
+                call.waiter = None;
+                call.holds_permit = true;
+                let left = self.bulkheads[b].available_permits();
+                if let Some(last) = self.calls[next as usize].trace.attempts.last_mut() {
+                    last.permits_left = Some(left);
+                }
+                self.connect(now, next);
+            }
+        }
+    }
+
+    /// An attempt failed: the retry decides.
+    fn attempt_failed(&mut self, now: Millis, id: u32, outcome: Outcome) {
+        let dep = dep_index(self.calls[id as usize].trace.dependency);
+        let stack = &mut self.stacks[dep];
+        let call = &mut self.calls[id as usize];
+        let decision = stack
+            .retry
+            .on_outcome(&mut call.retry, outcome, &mut self.rng);
+        match decision {
+            RetryDecision::RetryAfter { wait, .. } => {
+                if let Some(last) = call.trace.attempts.last_mut() {
+                    last.retry_after = Some(wait);
+                }
+                self.schedule(now + wait, RETRY, id);
+            }
+            _ => {
+                let why = match stack.retry.classify(outcome) {
+                    crate::policy::retry::RetryClass::NotRetried(reason) => {
+                        format!("not retried: {}", reason.describe())
+                    }
+                    _ => "the attempts ran out".to_string(),
+                };
+                self.end_call(now, id, outcome, &why);
+            }
+        }
+    }
+
+    fn end_call(&mut self, now: Millis, id: u32, outcome: Outcome, why: &str) {
+        let call = &mut self.calls[id as usize];
+        if call.done {
+            return;
+        }
+        call.done = true;
+        call.trace.ended = now;
+        call.trace.why = why.to_string();
+        let dependency = call.trace.dependency;
+        let dep = dep_index(dependency);
+        if self.config.order == StackOrder::Wrong && call.breaker_permitted {
+            // The breaker outside the retry records the call's final outcome.
+            let duration = now - call.trace.started;
+            self.stacks[dep].record(now, duration, outcome);
+        }
+        let call = &mut self.calls[id as usize];
+        match dependency {
+            Dependency::Payment => {
+                let status = match outcome {
+                    Outcome::Success | Outcome::SlowSuccess => PaymentStatus::Captured,
+                    Outcome::BusinessError => PaymentStatus::Declined,
+                    other => payment_fallback(other).status(),
+                };
+                let state = SagaState::of(status);
+                call.trace.saga = Some(state);
+                self.second_captures.add(state);
+            }
+            Dependency::Shipping => {
+                call.trace.quote = Some(if outcome.is_success() {
+                    QuoteResult::Live
+                } else {
+                    match shipping_fallback(call.digital) {
+                        ShippingFallback::AgreedEstimate => QuoteResult::Estimate,
+                        ShippingFallback::HideQuote => QuoteResult::Hidden,
+                    }
+                });
+            }
+        }
+        if call.has_thread && self.config.threads == Threads::Platform {
+            // The thread takes the next call in line (as an event: no recursion).
+            if let Some(next) = self.thread_line.pop_front() {
+                self.schedule(now, START, next);
+            } else {
+                self.threads_free += 1;
+            }
+        }
+    }
+
+    fn finish_run(self) -> CheckoutRun {
+        let mut saga = SagaTally::default();
+        let mut quotes = QuoteTally::default();
+        let mut counts = [0u32; 2];
+        let mut traces = Vec::new();
+        let mut kept = [0usize; 2];
+        for call in self.calls {
+            let dep = dep_index(call.trace.dependency);
+            counts[dep] += 1;
+            if let Some(state) = call.trace.saga {
+                saga.add(state);
+            }
+            match call.trace.quote {
+                Some(QuoteResult::Live) => quotes.live += 1,
+                Some(QuoteResult::Estimate) => quotes.estimate += 1,
+                Some(QuoteResult::Hidden) => quotes.hidden += 1,
+                None => {}
+            }
+            if kept[dep] < MAX_TRACES {
+                kept[dep] += 1;
+                traces.push(call.trace);
+            }
+        }
+        let [payment, shipping] = self.stacks;
+        let min = |s: &Stack, max: u32| {
+            if s.permits_min == u32::MAX {
+                max
+            } else {
+                s.permits_min
+            }
+        };
+        let (p_max, s_max) = match self.config.order {
+            StackOrder::Resilience4j => (20, 8),
+            StackOrder::Wrong => (SHARED_BULKHEAD, SHARED_BULKHEAD),
+        };
+        CheckoutRun {
+            scenario: self.config.scenario,
+            order: self.config.order,
+            threads: self.config.threads,
+            payment: PaymentSummary {
+                calls: counts[0],
+                attempts: payment.attempts,
+                provider_requests: payment.provider_requests,
+                retries: payment.retries,
+                breaker_state_end: payment.breaker.state(),
+                breaker_recorded_calls: payment.recorded,
+                breaker_recorded_failures: payment.recorded_failures,
+                not_permitted: payment.not_permitted,
+                bulkhead_rejected: payment.rejected,
+                bulkhead_available_min: min(&payment, p_max),
+                provider_captures: self.captures_made,
+                saga,
+                retry_metrics: payment.retry.metrics(),
+            },
+            shipping: ShippingSummary {
+                calls: counts[1],
+                attempts: shipping.attempts,
+                provider_requests: shipping.provider_requests,
+                retries: shipping.retries,
+                breaker_state_end: shipping.breaker.state(),
+                breaker_recorded_calls: shipping.recorded,
+                not_permitted: shipping.not_permitted,
+                bulkhead_rejected: shipping.rejected,
+                bulkhead_available_min: min(&shipping, s_max),
+                quotes,
+            },
+            seconds: self.seconds,
+            payment_permits: p_max,
+            shipping_permits: s_max,
+            calls: traces,
+        }
+    }
+}
+
+/// Runs Lab E (never panics).
+pub fn run(config: &CheckoutConfig) -> Result<CheckoutRun, ConfigError> {
+    Ok(Sim::new(config)?.run())
+}
