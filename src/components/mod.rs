@@ -236,6 +236,10 @@ pub fn Figure(
     summary: Signal<String>,
     testid: &'static str,
     title: &'static str,
+    /// Its summary is not announced as it changes (a page of several charts announces
+    /// only the first one's).
+    #[prop(optional)]
+    quiet: bool,
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     let width = RwSignal::new(0);
@@ -272,7 +276,7 @@ pub fn Figure(
             <ul class="legend" aria-hidden="true">{legend}</ul>
             <figcaption>
                 <strong>{title}</strong>" "
-                <span data-testid=format!("{testid}-summary") aria-live="polite">{summary}</span>
+                <span data-testid=format!("{testid}-summary") aria-live=(!quiet).then_some("polite")>{summary}</span>
             </figcaption>
         </figure>
     }

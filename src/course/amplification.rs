@@ -75,6 +75,7 @@ fn chart(
     ChartSpec {
         x_label: "time (s)",
         y_label,
+        x_min: 0.0,
         x_max: config.duration_ms as f64 / 1000.0,
         y_max: highest * 1.15,
         series,

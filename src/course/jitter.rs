@@ -49,6 +49,7 @@ pub fn calls_chart(config: &JitterConfig, runs: &[JitterRun]) -> ChartSpec {
     ChartSpec {
         x_label: "time (s)",
         y_label: "calls per 100 ms",
+        x_min: 0.0,
         x_max: config.duration_ms as f64 / 1000.0 + 0.1,
         y_max: highest * 1.1,
         series,
@@ -61,6 +62,7 @@ pub fn waiting_chart(config: &JitterConfig, runs: &[JitterRun]) -> ChartSpec {
     ChartSpec {
         x_label: "time (s)",
         y_label: "clients still waiting",
+        x_min: 0.0,
         x_max: config.duration_ms as f64 / 1000.0 + 0.1,
         y_max: f64::from(config.clients) * 1.05,
         series: series(runs, |s| s.waiting),

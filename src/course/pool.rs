@@ -48,6 +48,7 @@ pub fn success_chart(run: &SharedPoolRun) -> ChartSpec {
     ChartSpec {
         x_label: "time (s)",
         y_label: "answered in time (%)",
+        x_min: 0.0,
         x_max: end,
         y_max: 105.0,
         series: vec![
@@ -229,7 +230,7 @@ pub fn threads_html(run: &SharedPoolRun, second: u32, h: &mut String) {
 }
 
 /// Milliseconds as seconds, without float formatting: 20 → "0.02", 5000 → "5".
-fn secs(ms: u64) -> String {
+pub(crate) fn secs(ms: u64) -> String {
     let mut s = (ms / 1000).to_string();
     let rest = ms % 1000;
     if rest > 0 {

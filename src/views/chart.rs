@@ -88,6 +88,9 @@ pub struct Series {
 pub struct ChartSpec {
     pub x_label: &'static str,
     pub y_label: &'static str,
+    /// The x axis runs from `x_min` (0 for most charts; below 0 for a timeline that starts
+    /// before its incident) to `x_max`.
+    pub x_min: f64,
     pub x_max: f64,
     pub y_max: f64,
     pub series: Vec<Series>,
@@ -103,6 +106,7 @@ impl ChartSpec {
         ChartSpec {
             x_label: "",
             y_label: "",
+            x_min: 0.0,
             x_max: 1.0,
             y_max: 1.0,
             series: Vec::new(),
@@ -205,9 +209,12 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, spec: &ChartSpec, dark: bool) -
 
     // The plot area, in canvas pixels, and the map from values to it.
     let (left, right, top, bottom) = (px(62.0), width - px(16.0), px(12.0), height - px(42.0));
-    let x_max = spec.x_max.max(1e-9);
+    let x_min = spec.x_min.min(spec.x_max);
+    let x_max = spec.x_max;
+    let x_span = (x_max - x_min).max(1e-9);
     let y_max = spec.y_max.max(1e-9);
-    let x_at = |x: f64| left + ((x / x_max).clamp(0.0, 1.0) * f64::from(right - left)) as i32;
+    let x_at =
+        |x: f64| left + (((x - x_min) / x_span).clamp(0.0, 1.0) * f64::from(right - left)) as i32;
     let y_at = |y: f64| bottom - ((y / y_max).clamp(0.0, 1.0) * f64::from(bottom - top)) as i32;
 
     if let Some((from, to, _)) = spec.shade {
@@ -236,14 +243,23 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, spec: &ChartSpec, dark: bool) -
         v += step;
     }
     let x_labels = font(12.0, HPos::Center, VPos::Top);
-    let step = tick_step(x_max, if css_width < 420.0 { 6 } else { 10 });
-    let mut v = 0;
+    let step = tick_step(x_span, if css_width < 420.0 { 6 } else { 10 }) as i64;
+    // The first multiple of the step at or after x_min.
+    let mut v = (x_min / step as f64).ceil() as i64 * step;
     while v as f64 <= x_max {
         let x = x_at(v as f64);
         line(vec![(x, top), (x, bottom)], grid).ok()?;
         line(vec![(x, bottom), (x, bottom + px(4.0))], axis).ok()?;
         label.clear();
-        text(label.num(v), &x_labels, (x, bottom + px(7.0))).ok()?;
+        if v < 0 {
+            label.push('\u{2212}');
+        }
+        text(
+            label.num(v.unsigned_abs()),
+            &x_labels,
+            (x, bottom + px(7.0)),
+        )
+        .ok()?;
         v += step;
     }
     line(vec![(left, top), (left, bottom), (right, bottom)], axis).ok()?;
@@ -277,17 +293,17 @@ pub fn draw(canvas: &web_sys::HtmlCanvasElement, spec: &ChartSpec, dark: bool) -
                 2.0
             };
             let style = colour(series.tone, dark).stroke_width(px(width) as u32);
-            let points: Vec<(i32, i32)> = series
-                .points
-                .iter()
-                .map(|&(x, y)| (x_at(x), y_at(y)))
-                .collect();
-            if series.stroke == Stroke::Dashed {
-                for piece in dashes(&points, px(9.0), px(6.0)) {
-                    line(piece, style).ok()?;
+            // A point whose value is not a number (a rate not measured) breaks the line.
+            for run in series.points.split(|p| !p.1.is_finite()) {
+                let points: Vec<(i32, i32)> =
+                    run.iter().map(|&(x, y)| (x_at(x), y_at(y))).collect();
+                if series.stroke == Stroke::Dashed {
+                    for piece in dashes(&points, px(9.0), px(6.0)) {
+                        line(piece, style).ok()?;
+                    }
+                } else {
+                    line(points, style).ok()?;
                 }
-            } else {
-                line(points, style).ok()?;
             }
         }
     }
@@ -380,6 +396,7 @@ mod tests {
         let spec = ChartSpec {
             x_label: "time (s)",
             y_label: "calls",
+            x_min: 0.0,
             x_max: 10.0,
             y_max: 10.0,
             series: vec![
