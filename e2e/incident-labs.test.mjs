@@ -1,7 +1,8 @@
 // End-to-end: Demo 10, the breaker sandbox, driven through its buttons as a learner would
 // (the course's default sequence, a misconfiguration replayed step by step, a script
-// exported and imported again), and Demo 11, the shared pool with and without its
-// bulkhead; screenshots at desktop and phone sizes.
+// exported and imported again), Demo 11, the shared pool with and without its bulkhead,
+// and Demo 12, the pricing brownout walked through its fix ladder; screenshots at desktop
+// and phone sizes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdir } from 'node:fs/promises';
@@ -121,6 +122,81 @@ test('Demo 11: the bulkhead toggle changes the /fast line; the scrubber moves th
     assert.deepEqual(problems, []);
     await page.close();
   }
+});
+
+// Demo 12's fix ladder table, column by column: { row label: cell text }.
+const ladderColumn = (page, step) => page.getByTestId('bo-ladder').evaluate((table, step) =>
+  Object.fromEntries([...table.tBodies[0].rows].map((r) => [r.cells[0].textContent, r.cells[step + 1].textContent])), step);
+
+test('Demo 12: the prediction, then the fix ladder step by step; the panel says what the table says', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=12');
+  await page.locator('[data-testid=bo-breaker-chart-canvas][data-render-count]').waitFor();
+  // Predict first: as configured, the bulkhead is what makes the outage worse.
+  await page.getByTestId('bo-pick-retry').check();
+  await page.getByTestId('bo-show-answer').click();
+  assert.match(await page.getByTestId('bo-verdict').textContent(), /^The bulkhead makes it worse: .* You picked the retries\.$/);
+  assert.equal(await page.locator('[data-testid=bo-evidence] li.worse').getAttribute('data-mechanism'), 'bulkhead');
+  await page.locator('[data-testid=bo-ladder]:not([data-stale])').waitFor();
+  const steps = [];
+  for (let step = 0; step <= 4; step++) {
+    await page.getByTestId(`bo-step-${step}`).click();
+    await page.locator(`[data-testid=bo-step-${step}][aria-pressed=true]`).waitFor();
+    assert.equal(await page.locator('[aria-pressed=true][data-testid^=bo-step-]').count(), 1);
+    if (step > 0) await page.waitForFunction((s) => location.search === `?demo=12&fixes=${s}`, step);
+    assert.equal(await page.locator('[data-testid=bo-ladder] thead th.current').textContent(), ['0', '+1', '+2', '+3', '+4'][step]);
+    const col = await ladderColumn(page, step);
+    // The headline figures the panel shows are the table's current column.
+    assert.equal(await page.getByTestId('bo-users-whole').textContent(),
+      `After 09:00: ${col['Live price, %']} % a live price, ${col['Cached price, %']} % a cached price, ${col['Error, %']} % an error, ${col['Gave up, %']} % gave up.`);
+    assert.equal(await page.getByTestId('bo-system-whole').textContent(),
+      `After 09:00: up to ${col['Peak order threads']} of 200 order threads in use, ${col['Pricing calls a second']} pricing calls a second, order history ${col['Order history served, %']} % served.`);
+    const opens = col['Breaker opens at, s'];
+    const breaker = await page.getByTestId('bo-breaker-chart-summary').textContent();
+    assert.ok(opens === 'never' ? breaker.startsWith('The breaker never opens') : breaker.startsWith(`The breaker opens at ${opens} s`), breaker);
+    steps.push({ step, breakerAt15: await page.getByTestId('bo-breaker-state').textContent(), ...col });
+    await screenshot(page, `demo-12-step-${step}-desktop-light`);
+  }
+  const n = (step, row) => Number(steps[step][row]);
+  // The spec's claims, read off the page's own table.
+  assert.ok(n(0, 'Pricing calls a second') >= 4 && n(0, 'Pricing calls a second') <= 6, 'the bulkhead admits about 5 calls a second (20 / 4 s)');
+  assert.equal(steps[0]['Breaker opens at, s'], 'never', 'the errors-only breaker never opens');
+  assert.equal(steps[0]['Peak order threads'], '200', 'order runs out of threads');
+  assert.ok(n(0, 'Order history served, %') < 10, 'order history fails with submissions');
+  assert.ok(n(1, 'Breaker opens at, s') > 0 && n(1, 'Breaker opens at, s') < 12, 'the 300 ms timeout opens the breaker within seconds');
+  assert.equal(n(1, 'Order history served, %'), 100, 'with the timeout order keeps its threads');
+  assert.equal(steps[1].breakerAt15, 'OPEN');
+  assert.ok(n(2, 'Attempts per submission') >= 3, 'retries multiply the attempts by about 3-4');
+  assert.ok(n(3, 'Attempts per submission') < 1.5, 'the budget brings attempts back near 1 per submission');
+  assert.ok(n(4, 'Cached price, %') >= 95, 'the out-of-band cache serves nearly every user');
+  assert.ok(n(1, 'Live price, %') + n(1, 'Cached price, %') < 50, 'the timeout alone protects the threads, not the users');
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(new URL('./results/brownout-ladder.json', import.meta.url), JSON.stringify(steps, null, 2));
+  console.log(`Demo 12 fix ladder: ${JSON.stringify(steps)}`);
+
+  // Step +1 once more: users and system side by side at 09:00:15 and after the cache ages.
+  await page.getByTestId('bo-step-1').click();
+  assert.match(await page.getByTestId('bo-users-chart-summary').textContent(), /From \d+ s on, nobody gets a price/);
+  const scrubber = page.getByTestId('bo-scrubber');
+  await scrubber.focus();
+  await page.keyboard.press('End');
+  assert.equal(await scrubber.getAttribute('aria-valuetext'), '09:01:59 to 09:02:00');
+  assert.match(await page.getByTestId('bo-second-summary').textContent(), /^09:01:59 to 09:02:00: 0 live, 0 cached, \d+ errors, 0 gave up; \d+ of 200 order threads in use; breaker (OPEN|HALF_OPEN)\.$/);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 12 on a phone (390 x 844), dark: one column, nothing wider than the screen', async () => {
+  const { page, problems } = await openPage(browser, { width: 390, height: 844 }, '?demo=12&fixes=1', 'dark');
+  await page.locator('[data-testid=bo-breaker-chart-canvas][data-render-count]').waitFor();
+  await page.locator('[data-testid=bo-ladder]:not([data-stale])').waitFor();
+  assert.equal(await page.getByTestId('bo-step-1').getAttribute('aria-pressed'), 'true');
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(overflow, 0, 'no horizontal scrolling');
+  await page.getByTestId('bo-step-4').click();
+  await page.locator('[data-testid=bo-step-4][aria-pressed=true]').waitFor();
+  await screenshot(page, 'demo-12-phone-dark');
+  assert.deepEqual(problems, []);
+  await page.close();
 });
 
 // One sandbox button: click -> the engine call -> every panel patched -> style and layout,

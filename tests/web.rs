@@ -278,7 +278,7 @@ async fn a_link_with_a_tick_opens_that_tick() {
 async fn the_demo_list_opens_a_demo() {
     let page = Page::open("demo=1").await;
     let links = page.all("demo-link");
-    assert_eq!(links.len(), 11, "Demos 1-7 and the labs 8-11 are listed");
+    assert_eq!(links.len(), 12, "Demos 1-7 and the labs 8-12 are listed");
     links[4].click();
     leptos::task::tick().await;
     assert_eq!(
@@ -873,4 +873,110 @@ async fn demo_7_window_tells_bulkhead_refusals_from_timeouts() {
         .collect();
     assert_eq!(kinds, ["bulkhead", "bulkhead", "timeout", "timeout"]);
     assert!(page.text("window-why").contains("BulkheadFullException"));
+}
+
+/// Lets the browser run its timers for `ms` milliseconds.
+async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+impl Page {
+    /// Waits (up to 10 s) until the fix ladder's table is up to date with the settings.
+    async fn ladder_ready(&self) -> HtmlElement {
+        for _ in 0..200 {
+            if let Some(table) = self.all("bo-ladder").into_iter().next() {
+                if !table.has_attribute("data-stale") {
+                    return table;
+                }
+            }
+            sleep(50).await;
+        }
+        panic!("the fix ladder was not run");
+    }
+}
+
+/// Demo 12: the stepper sets `fixes` through the lab session: +1 (the 300 ms timeout)
+/// opens the breaker, and the second shown (09:00:15) turns from errors and users who gave
+/// up into cached prices; the link follows. A value the link cannot use is named and the
+/// page works on the spec's value.
+#[wasm_bindgen_test]
+async fn demo_12_the_stepper_applies_a_fix_and_a_bad_link_is_named() {
+    let page = Page::open("demo=12").await;
+    assert!(
+        page.all("lab-control-fixes").is_empty(),
+        "the stepper is the fixes control"
+    );
+    let pressed = |step: usize| {
+        page.one(&format!("bo-step-{step}"))
+            .get_attribute("aria-pressed")
+            .unwrap_or_default()
+    };
+    assert_eq!(pressed(0), "true");
+    assert_eq!(page.text("bo-breaker-state"), "CLOSED");
+    let before = page.text("bo-second-summary");
+    assert!(
+        before.starts_with("09:00:14 to 09:00:15: 0 live, 0 cached, "),
+        "{before}"
+    );
+    assert!(
+        before.contains("200 of 200 order threads in use; breaker CLOSED."),
+        "{before}"
+    );
+    let table = page.ladder_ready().await;
+    assert!(table
+        .inner_html()
+        .contains("<th scope=\"col\" class=\"current\" aria-current=\"true\">0</th>"));
+
+    page.click("bo-step-1").await;
+    assert_eq!(
+        (pressed(0), pressed(1)),
+        ("false".to_string(), "true".to_string())
+    );
+    assert_eq!(page.text("bo-breaker-state"), "OPEN");
+    let after = page.text("bo-second-summary");
+    assert!(after.ends_with("breaker OPEN."), "{after}");
+    let cached: u32 = after
+        .split(" live, ")
+        .nth(1)
+        .and_then(|s| s.split(' ').next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("{after}"));
+    assert!(
+        cached > 100,
+        "most users get a cached price at 09:00:15: {after}"
+    );
+    assert!(after.contains(" 0 gave up;"), "{after}");
+    let breaker = page.text("bo-breaker-chart-summary");
+    assert!(breaker.starts_with("The breaker opens at 9."), "{breaker}");
+    // The stepper does not change the settings the ladder depends on: no new table.
+    let table = page.ladder_ready().await;
+    assert!(table.inner_html().contains("aria-current=\"true\">+1</th>"));
+    sleep(300).await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert_eq!(search, "?demo=12&fixes=1");
+    drop(page);
+
+    let page = Page::open("demo=12&queueCapacity=-5").await;
+    let problems = page.text("lab-problems");
+    assert!(
+        problems.contains(
+            "Bulkhead queue (queueCapacity): must be between 0 calls and 1000 calls (got -5)"
+        ),
+        "{problems}"
+    );
+    // The slider takes its value in the second pass of the reactive system.
+    leptos::task::tick().await;
+    let queue: HtmlInputElement = page.one("lab-control-queueCapacity").unchecked_into();
+    assert_eq!(queue.value(), "200");
+    assert_eq!(page.text("bo-breaker-state"), "CLOSED");
+    page.click("bo-step-4").await;
+    assert_eq!(page.text("bo-breaker-state"), "OPEN");
+    let users = page.text("bo-users-whole");
+    assert!(users.contains("% a cached price"), "{users}");
 }

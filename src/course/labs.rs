@@ -33,6 +33,9 @@ pub fn LabPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
             view! { <super::sandbox::SandboxPage info=info location=location /> }.into_any()
         }
         Lab::Pool => view! { <super::pool::PoolPage info=info location=location /> }.into_any(),
+        Lab::Brownout => {
+            view! { <super::brownout::BrownoutPage info=info location=location /> }.into_any()
+        }
     }
 }
 
@@ -78,8 +81,9 @@ pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
     (state, problems)
 }
 
-/// The page around a lab's figures: header, problems, figures beside the controls, then
-/// `after` (a side widget), the lesson and the pager.
+/// The page around a lab's figures: header, problems, figures beside the controls (with
+/// `side` above them, in the same column), then `after` (a side widget), the lesson and
+/// the pager.
 #[component]
 pub fn LabFrame(
     info: LabInfo,
@@ -95,6 +99,9 @@ pub fn LabFrame(
     /// The lab's figures.
     children: Children,
     #[prop(optional)] after: Option<Children>,
+    /// What stays in view beside the figures, above the controls (Demo 12's fix ladder).
+    #[prop(optional)]
+    side: Option<Children>,
 ) -> impl IntoView {
     let text: Option<&'static LabText> = lab_text(info.number);
     let header = header_html(
@@ -115,6 +122,7 @@ pub fn LabFrame(
             <div class="workbench">
                 <div class="figures">{children()}</div>
                 <section class="lab-controls" aria-labelledby="controls-heading">
+                    {side.map(|side| side())}
                     <h2 id="controls-heading">"Controls"</h2>
                     <ControlList controls=controls.clone() section=Section::Main />
                     {page_controls_in_panel.then(|| view! { <ControlList controls=controls.clone() section=Section::Page /> })}

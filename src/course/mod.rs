@@ -1,6 +1,7 @@
 //! The course: the teaching text of each numbered demo, and the pages that use it.
 
 pub mod amplification;
+pub mod brownout;
 pub mod jitter;
 pub mod outcome;
 pub mod tick_demo;
@@ -70,7 +71,7 @@ pub mod labs;
 pub mod pool;
 pub mod sandbox;
 
-/// What the page says around a lab (Demos 8-11).
+/// What the page says around a lab (Demos 8-12).
 pub struct LabText {
     pub intro: &'static str,
     pub watch: &'static str,
@@ -87,6 +88,7 @@ pub fn lab_text(number: u32) -> Option<&'static LabText> {
         9 => Some(&JITTER_TEXT),
         10 => Some(&SANDBOX_TEXT),
         11 => Some(&POOL_TEXT),
+        12 => Some(&BROWNOUT_TEXT),
         _ => None,
     }
 }
@@ -138,4 +140,18 @@ const POOL_TEXT: LabText = LabText {
         "A thread-pool bulkhead moves the vendor calls to their own threads, but a caller that waits for the answer still holds its request thread, queued calls included: 8 vendor threads and Resilience4j's default queue of 100 let /drm hold 108 request threads, more than the pool, and /fast falls as without a bulkhead. Keep maxThreadPoolSize + queueCapacity well under the pool, or let the caller give up.",
     ],
     model: "The model: event-driven, to the millisecond. Each endpoint gets exactly its rate every second, each request at a random instant of its own slot (or a Poisson process, under More settings), and every work time or vendor call varies within ±20 %. A vendor call takes the slow time if it starts once the vendor is slow. A request holds its thread until it answers; one that finds no free thread waits in the accept queue (refused when the queue is full) until its client gives up, 1 s after sending it. The server never learns that the client left: the thread stays on the vendor call. Runs are seeded: the same seed gives the same run.",
+};
+
+const BROWNOUT_TEXT: LabText = LabText {
+    intro: "At 09:00 the pricing service starts answering in 4 s instead of 80 ms, without a single error. The order service calls it for each of its 250 order submissions a second; it also serves 100 order-history requests a second that never call pricing, all on 200 request threads. Four mechanisms guard the call, set up the way many stacks are: a thread-pool bulkhead of 20 threads with a queue of 200, a circuit breaker that counts errors only, 3 retries with jitter on any failure, and a fallback cache of prices that keeps them 30 s. Users give up after 1 s; order does not know and keeps working.",
+    watch: "What users saw next to what the system did, second by second; then apply the fixes one at a time and compare the steps in the table.",
+    predict: "Which of the four mechanisms makes the outage worse? Pick one below before you look at the answer.",
+    lessons: &[
+        "Each mechanism did exactly what it was told. The bulkhead ran 20 calls and queued the rest on order's own threads; the breaker counted errors, and pricing returned none; the retries were ready to try every failure again, the bulkhead's refusals included; the cache answered only while its prices were younger than 30 s. Built for a dependency that fails, the stack turned a slow one into an outage of the whole order service, order history included.",
+        "+1, a 300 ms timeout, frees order's threads and turns slow calls into failures, so the breaker opens within seconds. It protects order and pricing, not the users: while the breaker is open no live call refreshes the cache, and once its prices are 30 s old every user gets an error.",
+        "+2, the slow-call rate, changes nothing here: the timeout already turns every slow call into a failure. The rule counts calls that come back inside the timeout but slowly; to see it act, set pricing to 280 ms and compare +1 with +2 in the table.",
+        "+3, a retry budget, brings the attempts back near one per submission: less load on a dependency that is struggling, fewer threads asleep between attempts, and no better for users. +4, a cache filled out of band with a TTL of hours, is the step that gives users a price: nearly every submission gets a cached one.",
+        "When not to carry all four: for a dependency that is either up or hard-down, a timeout and a breaker on the error rate are the whole answer. The bulkhead, the slow-call rule, the budget and the out-of-band cache earn their keep in a brownout, when the dependency is slow but does not fail.",
+    ],
+    model: "The model: event-driven, to the millisecond, reported per second from 08:59:50. Each second brings exactly 250 submissions and 100 history requests, each at a random instant of its own slot, and every latency varies within ±20 %. The policies are the engine's models of Resilience4j in their default order, Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))), with the fallback around them; a call that timed out keeps its bulkhead thread until pricing answers. Each submission prices one product of 10,000, the popular ones more often (Zipf). Runs are seeded: the same seed gives the same run.",
 };

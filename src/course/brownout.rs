@@ -1,0 +1,1512 @@
+//! Demo 12: the 09:00 pricing brownout (Lab C of ../shared/spec/03-incident-labs.md). The
+//! engine runs the incident ([`BrownoutLab`]); this module turns its run into four chart
+//! specs, the sentences under them, and HTML text: the prediction's answer
+//! ([`mechanism_effects`]), what users saw next to what the system did in the second the
+//! scrubber shows, and the fix ladder ([`Headline`] per step) as a stepper and a table.
+//!
+//! The fix ladder costs five runs. It depends on every control but `fixes`, so the stepper
+//! never recomputes it; a change to another control recomputes it a moment after the last
+//! change, one step per task so the page keeps answering, while the previous table is
+//! shown dimmed. The panels are HTML text patched in place; one delegated handler per
+//! kind of event serves the buttons (`data-act`), the radios and the scrubber.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use resilience_sim::model::brownout::{
+    self, mechanism_effects, BrownoutConfig, BrownoutRun, BrownoutSecond, Headline, Mechanism,
+    Users, FIXES,
+};
+use resilience_sim::policy::circuit_breaker::State;
+use resilience_sim::scenario::brownout_lab::BrownoutLab;
+use resilience_sim::scenario::catalogue::LabInfo;
+use resilience_sim::scenario::lab_session::{ControlKind, ControlValue, LabSession};
+use wasm_bindgen::JsCast;
+
+use super::labs::{lab_state, LabFrame};
+use super::pool::secs;
+use crate::components::{bind_all, Figure};
+use crate::format::{fixed, rate};
+use crate::nav::Location;
+use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
+use crate::views::html::{change, click, effect, live, live_html, Html};
+
+/// The second the panel shows when the page opens: the breaker of fix 1 is open by then.
+const FIRST_SECOND_SHOWN: i32 = 15;
+
+// ---------------------------------------------------------------------------------------
+// Numbers as the page writes them
+// ---------------------------------------------------------------------------------------
+
+/// `part` of `whole` in percent, one decimal at most, rounded down (0 of 0 is 0).
+fn share(part: u32, whole: u32) -> String {
+    if whole == 0 {
+        return "0".to_string();
+    }
+    rate((100.0 * f64::from(part) / f64::from(whole)) as f32)
+}
+
+/// One decimal: "4.0", "2.2".
+fn one(v: f64) -> String {
+    fixed(v, true)
+}
+
+/// A whole number with thousands separated: 1,000.
+fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Seconds after 09:00 with one decimal ("9.1"; "−0.5" before 09:00).
+fn after_nine(s: f64) -> String {
+    if s < 0.0 {
+        format!("\u{2212}{}", one(-s))
+    } else {
+        one(s)
+    }
+}
+
+/// The wall clock `t_s` seconds after 09:00: "09:00:15", "08:59:51".
+fn clock(t_s: i32) -> String {
+    let t = (9 * 3_600 + t_s).max(0);
+    format!("{:02}:{:02}:{:02}", t / 3_600, t / 60 % 60, t % 60)
+}
+
+/// Attempts per first attempt (per submission that reached the pricing call).
+fn per_submission(s: &BrownoutSecond) -> Option<f64> {
+    let first = s.attempts.saturating_sub(s.retries);
+    (first > 0).then(|| f64::from(s.attempts) / f64::from(first))
+}
+
+fn rate_text(r: Option<f32>) -> String {
+    r.map_or_else(|| "not measured".to_string(), |r| format!("{} %", rate(r)))
+}
+
+/// The fix ladder's step as a button says it: "as configured", "+1 300 ms timeout".
+pub fn step_label(config: &BrownoutConfig, step: usize) -> String {
+    match step {
+        0 => FIXES[0].to_string(),
+        1 => format!("+1 {} ms timeout", config.timeout_ms),
+        _ => {
+            let label = FIXES.get(step).copied().unwrap_or("");
+            format!("+{step} {}", label.trim_start_matches("+ "))
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Charts and their sentences
+// ---------------------------------------------------------------------------------------
+
+/// The timeline's x range: from the start of the first second shown to the end of the
+/// last (seconds after 09:00).
+fn x_range(run: &BrownoutRun) -> (f64, f64) {
+    let first = run.seconds.first().map_or(0, |s| s.t_s - 1);
+    let last = run.seconds.last().map_or(1, |s| s.t_s).max(first + 1);
+    (f64::from(first), f64::from(last))
+}
+
+fn brownout_shade(run: &BrownoutRun) -> Option<(f64, f64, &'static str)> {
+    let (_, end) = x_range(run);
+    (end > 0.0).then_some((0.0, end, "pricing slow"))
+}
+
+fn line(
+    run: &BrownoutRun,
+    label: &str,
+    tone: Tone,
+    stroke: Stroke,
+    value: impl Fn(&BrownoutSecond) -> f64,
+) -> Series {
+    Series {
+        label: label.to_string(),
+        tone,
+        stroke,
+        // A row is the second that ends at `t_s`.
+        points: run
+            .seconds
+            .iter()
+            .map(|s| (f64::from(s.t_s), value(s)))
+            .collect(),
+    }
+}
+
+fn top_of(series: &[Series], floor: f64) -> f64 {
+    let high = series
+        .iter()
+        .flat_map(|s| s.points.iter().map(|p| p.1))
+        .filter(|v| v.is_finite())
+        .fold(floor, f64::max);
+    (high * 1.1).max(1.0)
+}
+
+fn spec(
+    run: &BrownoutRun,
+    y_label: &'static str,
+    series: Vec<Series>,
+    floor: f64,
+    shade: Option<(f64, f64, &'static str)>,
+    reference: Option<(f64, &'static str)>,
+) -> ChartSpec {
+    let (x_min, x_max) = x_range(run);
+    ChartSpec {
+        x_label: "seconds after 09:00",
+        y_label,
+        x_min,
+        x_max,
+        y_max: top_of(&series, floor),
+        series,
+        shade,
+        reference,
+    }
+}
+
+/// Users per second, by how their submission ended (counted by the second it arrived).
+pub fn users_chart(_: &BrownoutConfig, run: &BrownoutRun) -> ChartSpec {
+    let series = vec![
+        line(run, "live price", Tone::Green, Stroke::Wide, |s| {
+            s.users.live.into()
+        }),
+        line(run, "cached price", Tone::Blue, Stroke::Solid, |s| {
+            s.users.cached.into()
+        }),
+        line(run, "error", Tone::Red, Stroke::Solid, |s| {
+            s.users.error.into()
+        }),
+        line(run, "gave up", Tone::Grey, Stroke::Dashed, |s| {
+            s.users.gave_up.into()
+        }),
+    ];
+    spec(run, "submissions", series, 10.0, brownout_shade(run), None)
+}
+
+/// Order's request threads in use against its pool, the bulkhead's calls (running and
+/// queued) and the threads asleep between two attempts.
+pub fn threads_chart(_: &BrownoutConfig, run: &BrownoutRun) -> ChartSpec {
+    let series = vec![
+        line(run, "order threads in use", Tone::Blue, Stroke::Wide, |s| {
+            s.order_threads.into()
+        }),
+        line(
+            run,
+            "bulkhead: running + queued",
+            Tone::Orange,
+            Stroke::Solid,
+            |s| f64::from(s.pricing_in_flight) + f64::from(s.queued),
+        ),
+        line(
+            run,
+            "threads asleep between attempts",
+            Tone::Purple,
+            Stroke::Dashed,
+            |s| s.order_threads_in_retry_wait.into(),
+        ),
+    ];
+    let pool = f64::from(run.order_threads);
+    spec(
+        run,
+        "threads",
+        series,
+        pool,
+        brownout_shade(run),
+        Some((pool, "order's thread pool")),
+    )
+}
+
+/// The load offered to the stack, attempt by attempt, and what reached pricing.
+pub fn attempts_chart(_: &BrownoutConfig, run: &BrownoutRun) -> ChartSpec {
+    let series = vec![
+        line(run, "first attempts", Tone::Grey, Stroke::Wide, |s| {
+            s.attempts.saturating_sub(s.retries).into()
+        }),
+        line(run, "retries", Tone::Red, Stroke::Solid, |s| {
+            s.retries.into()
+        }),
+        line(
+            run,
+            "refused by the open breaker",
+            Tone::Purple,
+            Stroke::Dashed,
+            |s| s.not_permitted.into(),
+        ),
+        line(run, "sent to pricing", Tone::Green, Stroke::Solid, |s| {
+            s.admitted.into()
+        }),
+    ];
+    spec(
+        run,
+        "attempts a second",
+        series,
+        10.0,
+        brownout_shade(run),
+        None,
+    )
+}
+
+/// The first span of seconds in which the breaker is not CLOSED: from the instant it
+/// opened to the end of the last second of the span.
+pub fn open_span(run: &BrownoutRun) -> Option<(f64, f64)> {
+    let first = run
+        .seconds
+        .iter()
+        .position(|s| s.breaker != State::Closed)?;
+    let start_row = &run.seconds[first];
+    let last = run.seconds[first..]
+        .iter()
+        .take_while(|s| s.breaker != State::Closed)
+        .last()
+        .map_or(start_row.t_s, |s| s.t_s);
+    let row_start = f64::from(start_row.t_s - 1);
+    let start = run
+        .breaker_first_open_s
+        .filter(|&at| at >= row_start && at <= f64::from(start_row.t_s))
+        .unwrap_or(row_start);
+    Some((start, f64::from(last)))
+}
+
+/// The breaker's failure and slow-call rates against its threshold; the seconds it is open
+/// are shaded (or the brownout, if it never opens). A rate the breaker does not measure
+/// (too few calls, or open) is a gap in its line.
+pub fn breaker_chart(config: &BrownoutConfig, run: &BrownoutRun) -> ChartSpec {
+    let gap = |r: Option<f32>| r.map_or(f64::NAN, f64::from);
+    let series = vec![
+        line(run, "failure rate", Tone::Red, Stroke::Solid, |s| {
+            gap(s.failure_rate)
+        }),
+        line(run, "slow-call rate", Tone::Orange, Stroke::Dashed, |s| {
+            gap(s.slow_call_rate)
+        }),
+    ];
+    let shade = match open_span(run) {
+        Some((from, to)) => Some((from, to, "breaker open")),
+        None => brownout_shade(run),
+    };
+    let mut chart = spec(
+        run,
+        "% of the window's calls",
+        series,
+        100.0,
+        shade,
+        Some((
+            config.failure_rate_threshold.into(),
+            "failure-rate threshold",
+        )),
+    );
+    chart.y_max = 105.0;
+    chart
+}
+
+fn before(run: &BrownoutRun) -> impl Iterator<Item = &BrownoutSecond> {
+    run.seconds.iter().filter(|s| s.t_s <= 0)
+}
+
+fn sum_users<'a>(rows: impl Iterator<Item = &'a BrownoutSecond>) -> Users {
+    rows.fold(Users::default(), |mut u, s| {
+        u.live += s.users.live;
+        u.cached += s.users.cached;
+        u.error += s.users.error;
+        u.gave_up += s.users.gave_up;
+        u
+    })
+}
+
+/// "0 % a live price, 17.3 % a cached price, 82.7 % an error, 0 % gave up".
+fn users_line(u: &Users) -> String {
+    let total = u.total();
+    format!(
+        "{} % a live price, {} % a cached price, {} % an error, {} % gave up",
+        share(u.live, total),
+        share(u.cached, total),
+        share(u.error, total),
+        share(u.gave_up, total)
+    )
+}
+
+/// The sentence under the users' chart.
+pub fn users_summary(_: &BrownoutConfig, run: &BrownoutRun) -> String {
+    let mut s = String::new();
+    let early = sum_users(before(run));
+    if early.total() > 0 {
+        s.push_str(&format!(
+            "Before 09:00, {} % of submissions get a live price. ",
+            share(early.live, early.total())
+        ));
+    }
+    let after: Vec<&BrownoutSecond> = run.after_incident().collect();
+    let users = sum_users(after.iter().copied());
+    if users.total() == 0 {
+        s.push_str("No submission arrives after 09:00.");
+        return s;
+    }
+    s.push_str(&format!("After 09:00: {}.", users_line(&users)));
+    // The first second from which nobody gets a price, to the end.
+    let answered = |r: &&BrownoutSecond| r.users.answered() > 0;
+    match after.iter().rposition(answered) {
+        None => s.push_str(" Nobody gets a price after 09:00."),
+        Some(i) if i + 1 < after.len() => s.push_str(&format!(
+            " From {} s on, nobody gets a price: {} % of the submissions after that get an error.",
+            after[i + 1].t_s,
+            share(
+                after[i + 1..].iter().map(|r| r.users.error).sum(),
+                after[i + 1..].iter().map(|r| r.users.total()).sum()
+            )
+        )),
+        Some(_) => {}
+    }
+    s
+}
+
+/// Whether order ran out of request threads in a second (all busy, requests waiting).
+fn ran_out(run: &BrownoutRun, s: &BrownoutSecond) -> bool {
+    s.order_threads >= run.order_threads && s.accept_queue > 0
+}
+
+/// The sentence under the threads' chart.
+pub fn threads_summary(_: &BrownoutConfig, run: &BrownoutRun) -> String {
+    let pool = run.order_threads;
+    let mut s = String::new();
+    if let Some(peak) = before(run).map(|r| r.order_threads).max() {
+        s.push_str(&format!(
+            "Before 09:00 order uses at most {peak} of its {pool} threads. "
+        ));
+    }
+    let after: Vec<&BrownoutSecond> = run.after_incident().collect();
+    if after.is_empty() {
+        return s;
+    }
+    let headline = run.headline();
+    let held = after
+        .iter()
+        .map(|r| r.pricing_in_flight + r.queued)
+        .max()
+        .unwrap_or(0);
+    match after.iter().find(|r| ran_out(run, r)) {
+        Some(first) => s.push_str(&format!(
+            "From {} s all {pool} are taken and requests wait for one: the bulkhead holds up to {held} calls, and every one of them keeps an order thread waiting. Order history, which never calls pricing, is served for {} % of its requests.",
+            first.t_s,
+            rate(headline.history_ok_percent as f32)
+        )),
+        None => {
+            let abandoned = after.iter().map(|r| r.abandoned).max().unwrap_or(0);
+            s.push_str(&format!(
+                "After 09:00, at most {} of {pool} are in use; the bulkhead holds up to {held} calls",
+                headline.peak_order_threads
+            ));
+            if abandoned > 0 {
+                s.push_str(&format!(
+                    ", up to {abandoned} of them abandoned by callers that stopped waiting"
+                ));
+            }
+            s.push_str(&format!(
+                ". Order history is served for {} % of its requests.",
+                rate(headline.history_ok_percent as f32)
+            ));
+        }
+    }
+    s
+}
+
+/// The sentence under the attempts' chart.
+pub fn attempts_summary(_: &BrownoutConfig, run: &BrownoutRun) -> String {
+    let mut s = String::new();
+    let early: Vec<&BrownoutSecond> = before(run).collect();
+    if !early.is_empty() {
+        let sent: u64 = early.iter().map(|r| u64::from(r.admitted)).sum();
+        s.push_str(&format!(
+            "Before 09:00 pricing gets {} calls a second. ",
+            one(sent as f64 / early.len() as f64)
+        ));
+    }
+    let after: Vec<&BrownoutSecond> = run.after_incident().collect();
+    if after.is_empty() {
+        return s;
+    }
+    let headline = run.headline();
+    let needed = after.last().map_or(0, |r| r.concurrency_needed);
+    s.push_str(&format!(
+        "After 09:00: {} attempts per submission, and {} calls a second reach pricing, which would need {} calls in flight (Little's law) where the bulkhead runs {}.",
+        one(headline.attempts_per_submission),
+        one(headline.pricing_calls_per_second),
+        thousands(needed.into()),
+        run.bulkhead_threads
+    ));
+    let attempts: u64 = after.iter().map(|r| u64::from(r.attempts)).sum();
+    let refused: u64 = after.iter().map(|r| u64::from(r.not_permitted)).sum();
+    if refused > 0 {
+        s.push_str(&format!(
+            " The open breaker refuses {} % of the attempts without calling pricing.",
+            rate((100.0 * refused as f64 / attempts.max(1) as f64) as f32)
+        ));
+    }
+    s
+}
+
+/// The sentence under the breaker's chart.
+pub fn breaker_summary(config: &BrownoutConfig, run: &BrownoutRun) -> String {
+    let threshold = fixed(config.failure_rate_threshold.into(), false);
+    let after: Vec<&BrownoutSecond> = run.after_incident().collect();
+    let highest = after
+        .iter()
+        .filter_map(|r| r.failure_rate)
+        .fold(None, |m: Option<f32>, r| Some(m.map_or(r, |m| m.max(r))));
+    match run.breaker_first_open_s {
+        None => {
+            let mut s = format!(
+                "The breaker never opens: the highest failure rate it measures after 09:00 is {} against its threshold of {threshold} %.",
+                rate_text(highest)
+            );
+            if config.fixes == 0 {
+                s.push_str(" Slow answers count as successes, and the bulkhead's refusals are not pricing's errors.");
+            }
+            s
+        }
+        Some(at) => {
+            let open_row = after.iter().position(|r| r.breaker != State::Closed);
+            let climb: Vec<(i32, f32)> = after[..open_row.unwrap_or(after.len())]
+                .iter()
+                .filter_map(|r| r.failure_rate.map(|f| (r.t_s, f)))
+                .collect();
+            let mut s = format!("The breaker opens at {} s", after_nine(at));
+            if let (Some(first), Some(last)) = (climb.first(), climb.last()) {
+                if first.0 != last.0 {
+                    s.push_str(&format!(
+                        ": its failure rate climbs from {} % at {} s to {} % at {} s, against a threshold of {threshold} %",
+                        rate(first.1),
+                        first.0,
+                        rate(last.1),
+                        last.0
+                    ));
+                }
+            }
+            s.push('.');
+            if let Some((_, to)) = open_span(run) {
+                let (_, end) = x_range(run);
+                if to >= end {
+                    s.push_str(" It stays open (or half-open) to the end of the run: no call refreshes the cache.");
+                } else {
+                    s.push_str(&format!(" It closes again at {to} s."));
+                }
+            }
+            s
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Panels
+// ---------------------------------------------------------------------------------------
+
+/// How the page names a mechanism.
+fn mechanism_name(m: Mechanism) -> &'static str {
+    match m {
+        Mechanism::Bulkhead => "the bulkhead",
+        Mechanism::Breaker => "the circuit breaker",
+        Mechanism::Retry => "the retries",
+        Mechanism::Cache => "the fallback cache",
+    }
+}
+
+/// The prediction's question and its choices (static: the radios keep their state).
+const PREDICT_FORM: &str = concat!(
+    "<h2 id=\"bo-predict-heading\">Predict first</h2>",
+    "<fieldset class=\"bo-choices\"><legend>Which mechanism makes the outage worse?</legend>",
+    "<label><input type=\"radio\" name=\"bo-pick\" value=\"bulkhead\" data-testid=\"bo-pick-bulkhead\"> The bulkhead</label>",
+    "<label><input type=\"radio\" name=\"bo-pick\" value=\"breaker\" data-testid=\"bo-pick-breaker\"> The circuit breaker</label>",
+    "<label><input type=\"radio\" name=\"bo-pick\" value=\"retry\" data-testid=\"bo-pick-retry\"> The retries</label>",
+    "<label><input type=\"radio\" name=\"bo-pick\" value=\"cache\" data-testid=\"bo-pick-cache\"> The fallback cache</label>",
+    "</fieldset>",
+    "<button type=\"button\" data-act=\"answer\" data-testid=\"bo-show-answer\">Show the answer</button>",
+);
+
+/// The answer in one sentence (announced), once asked for.
+pub fn verdict_html(run: &BrownoutRun, pick: Option<Mechanism>, h: &mut String) {
+    let effects = mechanism_effects(run);
+    let answer = match effects.worse {
+        Some(Mechanism::Bulkhead) => format!(
+            "The bulkhead makes it worse: {} running and {} queued calls each hold an order thread, more than order's {}, so order runs out of threads and order history fails with submissions.",
+            run.bulkhead_threads, run.queue_capacity, run.order_threads
+        ),
+        Some(Mechanism::Retry) => format!(
+            "The retries make it worse: they turn each submission into {} attempts against a pricing service that is slow, not failing, and order threads sleep between the attempts.",
+            one(effects.attempts_per_submission)
+        ),
+        Some(m) => format!("{} makes it worse.", mechanism_name(m)),
+        None => "With these settings none of the four makes the outage worse than the slow pricing alone: order keeps threads to spare and the attempts stay under 1.5 per submission.".to_string(),
+    };
+    h.raw("<strong>").text(&answer).raw("</strong>");
+    match pick {
+        Some(p) if Some(p) == effects.worse => {
+            h.raw(" You picked it.");
+        }
+        Some(p) => {
+            h.raw(" You picked ").text(mechanism_name(p)).raw(".");
+        }
+        None => {
+            h.raw(" You did not pick one.");
+        }
+    }
+}
+
+/// What each mechanism did after 09:00, from the run.
+pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String) {
+    let e = mechanism_effects(run);
+    let headline = run.headline();
+    let needed_before = run.seconds.first().map_or(0, |s| s.concurrency_needed);
+    let item = |h: &mut String, m: Mechanism, title: &'static str, text: String| {
+        h.raw("<li data-mechanism=\"")
+            .raw(m.name())
+            .raw("\"")
+            .raw(if e.worse == Some(m) {
+                " class=\"worse\""
+            } else {
+                ""
+            })
+            .raw("><strong>")
+            .raw(title)
+            .raw("</strong> ")
+            .text(&text)
+            .raw("</li>");
+    };
+    h.raw("<ul class=\"bo-evidence\" data-testid=\"bo-evidence\">");
+    let ran_out = if e.order_ran_out {
+        "order ran out of threads, and order history failed with submissions".to_string()
+    } else {
+        format!(
+            "order kept threads to spare (order history served: {} %)",
+            rate(headline.history_ok_percent as f32)
+        )
+    };
+    item(
+        h,
+        Mechanism::Bulkhead,
+        "Bulkhead.",
+        format!(
+            "It sent {} calls a second to pricing. Little's law: the calls in flight needed were {} before 09:00 and {} after; it runs {} threads. Up to {} order threads waited on it at once (running or queued); {ran_out}.",
+            one(e.pricing_calls_per_second),
+            thousands(needed_before.into()),
+            thousands(e.concurrency_needed.into()),
+            run.bulkhead_threads,
+            e.peak_threads_on_pricing,
+        ),
+    );
+    let threshold = fixed(config.failure_rate_threshold.into(), false);
+    item(
+        h,
+        Mechanism::Breaker,
+        "Circuit breaker.",
+        match e.breaker_first_open_s {
+            None => format!(
+                "It never opened; the highest failure rate it measured was {}, against its threshold of {threshold} %.",
+                rate_text(e.max_failure_rate)
+            ),
+            Some(at) => format!(
+                "It opened at {} s; the highest failure rate it measured was {}, against its threshold of {threshold} %.",
+                after_nine(at),
+                rate_text(e.max_failure_rate)
+            ),
+        },
+    );
+    item(
+        h,
+        Mechanism::Retry,
+        "Retries.",
+        format!(
+            "{} attempts per submission; up to {} order threads asleep between two attempts at once.",
+            one(e.attempts_per_submission),
+            e.peak_threads_in_retry_wait
+        ),
+    );
+    let hit = |r: Option<f64>| {
+        r.map_or_else(
+            || "none (no call fell back)".to_string(),
+            |r| format!("{} %", rate((r * 100.0) as f32)),
+        )
+    };
+    item(
+        h,
+        Mechanism::Cache,
+        "Fallback cache.",
+        format!(
+            "Prices found among fallbacks: {} in the first 10 s after 09:00, {} in the last 10 s.",
+            hit(e.hit_rate_first),
+            hit(e.hit_rate_last)
+        ),
+    );
+    h.raw("</ul>");
+}
+
+/// One figure of a panel's list: its name (with a key in the chart's colour) and value.
+fn figure(h: &mut String, key: &'static str, name: &'static str, value: &str) {
+    h.raw("<div><dt>");
+    if !key.is_empty() {
+        h.raw("<span class=\"key ").raw(key).raw("\"></span>");
+    }
+    h.raw(name).raw("</dt><dd>").text(value).raw("</dd></div>");
+}
+
+fn state_class(state: State) -> &'static str {
+    match state {
+        State::Closed => "closed",
+        State::Open | State::ForcedOpen => "open",
+        _ => "half_open",
+    }
+}
+
+/// What users saw next to what the system did: after 09:00 as a whole, then in the second
+/// `t_s` (clamped to the run).
+pub fn second_html(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32, h: &mut String) {
+    let (Some(first), Some(last)) = (run.seconds.first(), run.seconds.last()) else {
+        return;
+    };
+    let t = t_s.clamp(first.t_s, last.t_s);
+    let Some(s) = run.seconds.iter().find(|s| s.t_s == t) else {
+        return;
+    };
+    let headline = run.headline();
+    let pool = run.order_threads;
+    let span = format!("{} to {}", clock(t - 1), clock(t));
+    h.raw("<p class=\"summary\" data-testid=\"bo-second-summary\" aria-live=\"polite\">")
+        .text(&format!(
+            "{span}: {} live, {} cached, {} errors, {} gave up; {} of {pool} order threads in use; breaker {}.",
+            s.users.live,
+            s.users.cached,
+            s.users.error,
+            s.users.gave_up,
+            s.order_threads,
+            s.breaker.as_str()
+        ))
+        .raw("</p><div class=\"bo-sides\"><div class=\"bo-side\" data-testid=\"bo-users\"><h3>What users saw</h3><p class=\"bo-whole\" data-testid=\"bo-users-whole\">");
+    if headline.users.total() > 0 {
+        h.text(&format!("After 09:00: {}.", users_line(&headline.users)));
+    }
+    h.raw("</p><p class=\"bo-when\">Submissions sent in this second: ")
+        .num(s.submissions.into())
+        .raw("</p><dl class=\"bo-figures counts\">");
+    figure(h, "tone-green", "Live price", &s.users.live.to_string());
+    figure(h, "tone-blue", "Cached price", &s.users.cached.to_string());
+    figure(h, "tone-red", "Error", &s.users.error.to_string());
+    figure(
+        h,
+        "tone-grey",
+        "Gave up waiting",
+        &s.users.gave_up.to_string(),
+    );
+    h.raw("</dl></div><div class=\"bo-side\" data-testid=\"bo-system\"><h3>What the system did</h3><p class=\"bo-whole\" data-testid=\"bo-system-whole\">")
+        .text(&format!(
+            "After 09:00: up to {} of {pool} order threads in use, {} pricing calls a second, order history {} % served.",
+            headline.peak_order_threads,
+            one(headline.pricing_calls_per_second),
+            rate(headline.history_ok_percent as f32)
+        ))
+        .raw("</p><p class=\"bo-when\">At the end of this second:</p><dl class=\"bo-figures facts\">");
+    figure(
+        h,
+        "",
+        "Order threads",
+        &format!(
+            "{} of {pool} in use: {} waiting on pricing, {} asleep between attempts",
+            s.order_threads, s.order_threads_on_pricing, s.order_threads_in_retry_wait
+        ),
+    );
+    figure(
+        h,
+        "",
+        "Accept queue",
+        &format!("{} requests wait for a thread", s.accept_queue),
+    );
+    let mut bulkhead = format!(
+        "{} of {} threads busy, {} calls queued (queue of {})",
+        s.pricing_in_flight, run.bulkhead_threads, s.queued, run.queue_capacity
+    );
+    if s.abandoned > 0 {
+        bulkhead.push_str(&format!(
+            "; {} of them abandoned by callers that timed out",
+            s.abandoned
+        ));
+    }
+    figure(h, "", "Bulkhead", &bulkhead);
+    let latency = if t > 0 {
+        config.pricing_slow_ms
+    } else {
+        config.pricing_ms
+    };
+    figure(
+        h,
+        "",
+        "Little's law",
+        &format!(
+            "{} a second × {} s = {} calls in flight needed; the bulkhead runs {}",
+            config.submissions_per_second,
+            secs(latency),
+            thousands(s.concurrency_needed.into()),
+            run.bulkhead_threads
+        ),
+    );
+    figure(
+        h,
+        "",
+        "Pricing calls this second",
+        &format!(
+            "{} sent, {} rejected (bulkhead full), {} retried, {} not permitted (breaker open), {} timed out",
+            thousands(s.admitted.into()),
+            thousands(s.rejected.into()),
+            thousands(s.retries.into()),
+            thousands(s.not_permitted.into()),
+            thousands(s.timeouts.into())
+        ),
+    );
+    figure(
+        h,
+        "",
+        "Attempts per submission",
+        &per_submission(s).map_or_else(|| "no attempt".to_string(), one),
+    );
+    h.raw("<div><dt>Breaker</dt><dd><span class=\"state-text ")
+        .raw(state_class(s.breaker))
+        .raw("\" data-testid=\"bo-breaker-state\">")
+        .raw(s.breaker.as_str())
+        .raw("</span>, ");
+    let slow_rule = if config.fixes >= 2 {
+        format!(
+            "opens at {} %",
+            fixed(config.slow_call_rate_threshold.into(), false)
+        )
+    } else {
+        "not counted before +2".to_string()
+    };
+    h.text(&match (s.failure_rate, s.slow_call_rate) {
+        (Some(f), Some(slow)) => format!(
+            "failure rate {} % (opens at {} %), slow-call rate {} % ({slow_rule})",
+            rate(f),
+            fixed(config.failure_rate_threshold.into(), false),
+            rate(slow)
+        ),
+        _ if s.breaker == State::Open => {
+            "refuses every call; its rates are not measured while it is open".to_string()
+        }
+        _ => format!(
+            "too few calls in its window to judge (fewer than {})",
+            config.minimum_number_of_calls
+        ),
+    });
+    h.raw("</dd></div>");
+    figure(
+        h,
+        "",
+        "Cache",
+        &if s.fallbacks == 0 {
+            "no fallback this second".to_string()
+        } else {
+            format!(
+                "{} of {} fallbacks found a price ({} %)",
+                s.cache_hits,
+                s.fallbacks,
+                share(s.cache_hits, s.fallbacks)
+            )
+        },
+    );
+    figure(
+        h,
+        "",
+        "Order history",
+        &format!("{} of {} served in time", s.history_ok, s.history_total),
+    );
+    h.raw("</dl></div></div>");
+}
+
+/// The fix ladder's rows as computed for some settings (`key`: `fixes` at 0).
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Ladder {
+    pub key: Option<BrownoutConfig>,
+    pub rows: Vec<Headline>,
+    pub error: Option<String>,
+}
+
+/// The settings a ladder depends on: every control but `fixes`.
+pub fn ladder_key(config: &BrownoutConfig) -> BrownoutConfig {
+    BrownoutConfig {
+        fixes: 0,
+        ..config.clone()
+    }
+}
+
+type Cell = fn(&Headline) -> String;
+
+/// The ladder table's rows: label and value.
+const LADDER_ROWS: [(&str, Cell); 9] = [
+    ("Live price, %", |r| share(r.users.live, r.users.total())),
+    ("Cached price, %", |r| {
+        share(r.users.cached, r.users.total())
+    }),
+    ("Error, %", |r| share(r.users.error, r.users.total())),
+    ("Gave up, %", |r| share(r.users.gave_up, r.users.total())),
+    (
+        "Attempts per submission",
+        |r| one(r.attempts_per_submission),
+    ),
+    (
+        "Pricing calls a second",
+        |r| one(r.pricing_calls_per_second),
+    ),
+    ("Peak order threads", |r| r.peak_order_threads.to_string()),
+    ("Order history served, %", |r| {
+        rate(r.history_ok_percent as f32)
+    }),
+    ("Breaker opens at, s", |r| {
+        r.breaker_first_open_s
+            .map_or_else(|| "never".to_string(), after_nine)
+    }),
+];
+
+/// The stepper (the `fixes` control as five buttons) and the ladder's table, the current
+/// step's column marked; dimmed while the rows are those of earlier settings.
+pub fn ladder_html(config: &BrownoutConfig, ladder: &Ladder, h: &mut String) {
+    let current = usize::from(config.fixes.min(4));
+    h.raw("<h2 id=\"bo-ladder-heading\">The fix ladder</h2><p class=\"help\">Each step keeps the ones before it; step 0 is the stack as configured.</p><ol class=\"bo-stepper\">");
+    for step in 0..FIXES.len() {
+        h.raw("<li><button type=\"button\" data-act=\"fixes:")
+            .num(step as u64)
+            .raw("\" data-testid=\"bo-step-")
+            .num(step as u64)
+            .raw("\" aria-pressed=\"")
+            .raw(if step == current { "true" } else { "false" })
+            .raw("\">")
+            .text(&step_label(config, step))
+            .raw("</button></li>");
+    }
+    h.raw("</ol>");
+    if let Some(error) = &ladder.error {
+        h.raw("<p class=\"error\">The ladder could not be run: ")
+            .text(error)
+            .raw("</p>");
+        return;
+    }
+    if ladder.rows.len() != FIXES.len() {
+        h.raw("<p class=\"muted\" data-testid=\"bo-ladder-pending\">Running the five steps…</p>");
+        return;
+    }
+    let stale = ladder.key.as_ref() != Some(&ladder_key(config));
+    h.raw("<div class=\"bo-ladder-scroll\"><table class=\"bo-ladder\" data-testid=\"bo-ladder\"")
+        .raw(if stale {
+            " data-stale=\"true\" aria-busy=\"true\""
+        } else {
+            ""
+        })
+        .raw("><caption>After 09:00, with these settings")
+        .raw(if stale { " (updating…)" } else { "" })
+        .raw("</caption><thead><tr><th scope=\"col\">Step</th>");
+    for step in 0..FIXES.len() {
+        h.raw("<th scope=\"col\"")
+            .raw(if step == current {
+                " class=\"current\" aria-current=\"true\""
+            } else {
+                ""
+            })
+            .raw(">")
+            .raw(["0", "+1", "+2", "+3", "+4"][step])
+            .raw("</th>");
+    }
+    h.raw("</tr></thead><tbody>");
+    for (label, cell) in LADDER_ROWS {
+        h.raw("<tr><th scope=\"row\">").raw(label).raw("</th>");
+        for (step, row) in ladder.rows.iter().enumerate() {
+            h.raw(if step == current {
+                "<td class=\"current\">"
+            } else {
+                "<td>"
+            })
+            .text(&cell(row))
+            .raw("</td>");
+        }
+        h.raw("</tr>");
+    }
+    h.raw("</tbody></table></div>");
+    if current > 0 && !stale {
+        let (was, now) = (&ladder.rows[current - 1], &ladder.rows[current]);
+        h.raw("<p class=\"bo-change\" data-testid=\"bo-ladder-change\">")
+            .text(&format!(
+                "Against the step before: users who got a price {} → {} %; peak order threads {} → {} of {}; order history served {} → {} %.",
+                share(was.users.answered(), was.users.total()),
+                share(now.users.answered(), now.users.total()),
+                was.peak_order_threads,
+                now.peak_order_threads,
+                config.order_threads,
+                rate(was.history_ok_percent as f32),
+                rate(now.history_ok_percent as f32),
+            ))
+            .raw("</p>");
+    }
+}
+
+/// Keeps `ladder` in step with the session's settings other than `fixes`: a moment after
+/// the last change, one step per task (the step the session already ran is read from its
+/// run).
+fn follow_ladder(session: RwSignal<LabSession<BrownoutLab>>, ladder: RwSignal<Ladder>) {
+    let generation = StoredValue::new(0u32);
+    effect(move || {
+        let key = session.with(|s| ladder_key(&s.config().config));
+        if ladder.with_untracked(|l| l.key.as_ref() == Some(&key)) {
+            return;
+        }
+        let first = ladder.with_untracked(|l| l.key.is_none());
+        generation.update_value(|g| *g = g.wrapping_add(1));
+        let mine = generation.get_value();
+        let wait = Duration::from_millis(if first { 0 } else { 250 });
+        set_timeout(
+            move || ladder_step(session, ladder, generation, mine, key, Vec::new()),
+            wait,
+        );
+    });
+}
+
+fn ladder_step(
+    session: RwSignal<LabSession<BrownoutLab>>,
+    ladder: RwSignal<Ladder>,
+    generation: StoredValue<u32>,
+    mine: u32,
+    key: BrownoutConfig,
+    mut rows: Vec<Headline>,
+) {
+    // A later change started its own ladder (or the page is gone).
+    if generation.try_get_value() != Some(mine) {
+        return;
+    }
+    let fixes = rows.len() as u8;
+    let config = BrownoutConfig {
+        fixes,
+        ..key.clone()
+    };
+    let known = session
+        .try_with_untracked(|s| {
+            (s.config().config == config)
+                .then(|| s.run().as_ref().ok().map(BrownoutRun::headline))
+                .flatten()
+        })
+        .flatten();
+    let row = match known {
+        Some(row) => Ok(row),
+        None => brownout::run(&config).map(|r| r.headline()),
+    };
+    match row {
+        Err(e) => {
+            ladder.try_set(Ladder {
+                key: Some(key),
+                rows: Vec::new(),
+                error: Some(e.to_string()),
+            });
+        }
+        Ok(row) => {
+            rows.push(row);
+            if rows.len() == FIXES.len() {
+                ladder.try_set(Ladder {
+                    key: Some(key),
+                    rows,
+                    error: None,
+                });
+            } else {
+                set_timeout(
+                    move || ladder_step(session, ladder, generation, mine, key, rows),
+                    Duration::ZERO,
+                );
+            }
+        }
+    }
+}
+
+#[component]
+pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
+    let (state, problems) = lab_state::<BrownoutLab>(info.number);
+    let session = state.session;
+    let mut controls = bind_all(state);
+    // The stepper is the `fixes` control.
+    controls.retain(|c| c.name != "fixes");
+    let second = RwSignal::new(FIRST_SECOND_SHOWN);
+    let pick = RwSignal::new(None::<Mechanism>);
+    let revealed = RwSignal::new(false);
+    let ladder = RwSignal::new(Ladder::default());
+    follow_ladder(session, ladder);
+
+    let range = move || {
+        session.with(|s| {
+            s.run().as_ref().map_or((0, 0), |r| {
+                (
+                    r.seconds.first().map_or(0, |s| s.t_s),
+                    r.seconds.last().map_or(0, |s| s.t_s),
+                )
+            })
+        })
+    };
+    let shown = move || {
+        let (low, high) = range();
+        second.get().clamp(low, high.max(low))
+    };
+    let chart = move |build: fn(&BrownoutConfig, &BrownoutRun) -> ChartSpec| {
+        Signal::from(Memo::new(move |_| {
+            session.with(|s| {
+                s.run()
+                    .as_ref()
+                    .map_or_else(|_| ChartSpec::empty(), |r| build(&s.config().config, r))
+            })
+        }))
+    };
+    let summary = move |write: fn(&BrownoutConfig, &BrownoutRun) -> String| {
+        Signal::derive(move || {
+            session.with(|s| {
+                s.run()
+                    .as_ref()
+                    .map(|r| write(&s.config().config, r))
+                    .unwrap_or_default()
+            })
+        })
+    };
+    let verdict = live_html(move || {
+        let mut h = String::new();
+        if revealed.get() {
+            let pick = pick.get();
+            session.with(|s| s.run().iter().for_each(|r| verdict_html(r, pick, &mut h)));
+        }
+        h
+    });
+    let evidence = live_html(move || {
+        let mut h = String::new();
+        if revealed.get() {
+            session.with(|s| {
+                s.run()
+                    .iter()
+                    .for_each(|r| evidence_html(&s.config().config, r, &mut h))
+            });
+        }
+        h
+    });
+    let second_panel = live_html(move || {
+        let mut h = String::with_capacity(4096);
+        let at = shown();
+        session.with(|s| {
+            s.run()
+                .iter()
+                .for_each(|r| second_html(&s.config().config, r, at, &mut h))
+        });
+        h
+    });
+    let ladder_panel = live_html(move || {
+        let mut h = String::with_capacity(4096);
+        session.with(|s| ladder.with(|l| ladder_html(&s.config().config, l, &mut h)));
+        h
+    });
+    let on_click = click(move |ev| {
+        let Some(act) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-act]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-act"))
+        else {
+            return;
+        };
+        if act == "answer" {
+            revealed.set(true);
+        } else if let Some(step) = act.strip_prefix("fixes:") {
+            // Through the session, as the link and the CLI set it.
+            // (The control's options name the steps "0" to "4".)
+            if let Some(control) = LabSession::<BrownoutLab>::control("fixes") {
+                if let ControlKind::Choice { options } = control.kind {
+                    if let Some(option) = options.iter().find(|o| o.0 == step) {
+                        state.set(control, ControlValue::Choice(option.0));
+                    }
+                }
+            }
+        }
+    });
+    // The radios and the scrubber (the controls' own inputs have no `name`).
+    let on_input = change(move |ev| {
+        let Some(input) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+        else {
+            return;
+        };
+        match input.name().as_str() {
+            "bo-pick" => pick.set(Mechanism::from_name(&input.value())),
+            "bo-second" => {
+                if let Ok(v) = input.value().parse::<i32>() {
+                    second.set(v);
+                }
+            }
+            _ => {}
+        }
+    });
+    let side = move || {
+        view! {
+            <section class="panel bo-ladder-panel" aria-labelledby="bo-ladder-heading"
+                data-testid="bo-ladder-panel" inner_html=ladder_panel></section>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="brownout" on:click=on_click on:input=on_input>
+            <LabFrame info=info location=location controls=controls refused=state.refused
+                reset=Callback::new(move |_| state.reset()) problems=problems side=Box::new(side)>
+                <section class="panel bo-predict" aria-labelledby="bo-predict-heading">
+                    <div inner_html=PREDICT_FORM></div>
+                    <p class="bo-verdict" data-testid="bo-verdict" aria-live="polite" inner_html=verdict></p>
+                    <div inner_html=evidence></div>
+                </section>
+                <section class="panel bo-second" aria-labelledby="bo-second-heading">
+                    <h2 id="bo-second-heading">"Users and system, second by second"</h2>
+                    <label class="pool-scrubber">"Second shown"
+                        <input type="range" name="bo-second" data-testid="bo-scrubber"
+                            min=live(move || range().0.to_string())
+                            max=live(move || range().1.to_string()) step="1"
+                            prop:value=live(move || shown().to_string())
+                            aria-valuetext=live(move || format!("{} to {}", clock(shown() - 1), clock(shown()))) />
+                    </label>
+                    <div inner_html=second_panel></div>
+                </section>
+                <Figure spec=chart(users_chart) summary=summary(users_summary) testid="bo-users-chart"
+                    title="What users saw, per second." />
+                <Figure spec=chart(threads_chart) summary=summary(threads_summary) testid="bo-threads-chart"
+                    title="Order's request threads." quiet=true />
+                <Figure spec=chart(attempts_chart) summary=summary(attempts_summary) testid="bo-attempts-chart"
+                    title="Attempts on the stack, per second." quiet=true />
+                <Figure spec=chart(breaker_chart) summary=summary(breaker_summary) testid="bo-breaker-chart"
+                    title="The breaker's rates." quiet=true />
+            </LabFrame>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run_of(link: &[(&str, &str)]) -> (BrownoutConfig, BrownoutRun) {
+        let (session, problems) = LabSession::<BrownoutLab>::from_pairs(link.iter().copied());
+        assert!(problems.is_empty(), "{problems:?}");
+        (
+            session.config().config.clone(),
+            session.run().clone().unwrap(),
+        )
+    }
+
+    fn ladder_of(config: &BrownoutConfig) -> Ladder {
+        Ladder {
+            key: Some(ladder_key(config)),
+            rows: brownout::ladder(config).unwrap(),
+            error: None,
+        }
+    }
+
+    /// The table's column of `step`, row by row, as the page writes it.
+    fn column(html: &str, step: usize) -> Vec<String> {
+        html.split("<tr><th scope=\"row\">")
+            .skip(1)
+            .map(|row| {
+                let cells: Vec<&str> = row.split("<td").skip(1).collect();
+                let cell = cells[step];
+                cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()].to_string()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn numbers_are_written_as_the_page_says_them() {
+        assert_eq!(thousands(1_000), "1,000");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(clock(15), "09:00:15");
+        assert_eq!(clock(-9), "08:59:51");
+        assert_eq!(clock(120), "09:02:00");
+        assert_eq!(after_nine(9.094), "9.1");
+        assert_eq!(after_nine(-0.5), "\u{2212}0.5");
+        assert_eq!(share(1, 3), "33.3");
+        assert_eq!(share(0, 0), "0");
+        let config = BrownoutConfig::default();
+        assert_eq!(step_label(&config, 0), "as configured");
+        assert_eq!(step_label(&config, 1), "+1 300 ms timeout");
+        assert_eq!(step_label(&config, 4), "+4 out-of-band cache");
+        let config = BrownoutConfig {
+            timeout_ms: 280,
+            ..config
+        };
+        assert_eq!(step_label(&config, 1), "+1 280 ms timeout");
+    }
+
+    /// As configured: the bulkhead admits about 5 calls a second, its queue holds order's
+    /// threads until they run out, order history fails, the errors-only breaker never
+    /// opens; the answer to the prediction is the bulkhead.
+    #[test]
+    fn as_configured_the_bulkhead_drains_order_and_the_breaker_never_opens() {
+        let (config, run) = run_of(&[]);
+        let threads = threads_summary(&config, &run);
+        assert!(
+            threads.contains("all 200 are taken and requests wait for one"),
+            "{threads}"
+        );
+        let attempts = attempts_summary(&config, &run);
+        assert!(attempts.contains("1,000 calls in flight"), "{attempts}");
+        assert!(
+            attempts.contains("where the bulkhead runs 20"),
+            "{attempts}"
+        );
+        let breaker = breaker_summary(&config, &run);
+        assert!(breaker.starts_with("The breaker never opens"), "{breaker}");
+        assert!(
+            breaker.contains("Slow answers count as successes"),
+            "{breaker}"
+        );
+        let users = users_summary(&config, &run);
+        assert!(
+            users.starts_with("Before 09:00, 9"),
+            "nearly every user gets a live price before 09:00: {users}"
+        );
+        assert!(
+            users.contains("Nobody gets a price after 09:00."),
+            "{users}"
+        );
+
+        let mut verdict = String::new();
+        verdict_html(&run, Some(Mechanism::Retry), &mut verdict);
+        assert!(
+            verdict.starts_with("<strong>The bulkhead makes it worse: 20 running and 200 queued calls each hold an order thread, more than order&#39;s 200"),
+            "{verdict}"
+        );
+        assert!(verdict.ends_with("You picked the retries."), "{verdict}");
+        let mut evidence = String::new();
+        evidence_html(&config, &run, &mut evidence);
+        assert!(
+            evidence.contains("<li data-mechanism=\"bulkhead\" class=\"worse\">"),
+            "{evidence}"
+        );
+        assert!(
+            evidence.contains("needed were 20 before 09:00 and 1,000 after; it runs 20 threads"),
+            "{evidence}"
+        );
+        assert!(evidence.contains("order ran out of threads"), "{evidence}");
+        assert!(evidence.contains("It never opened"), "{evidence}");
+        // About 5 calls a second (20 threads / 4 s).
+        let sent = evidence
+            .split("It sent ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse::<f64>().ok())
+            .unwrap();
+        assert!((4.0..=6.0).contains(&sent), "{sent}");
+
+        let chart = threads_chart(&config, &run);
+        assert_eq!(chart.reference, Some((200.0, "order's thread pool")));
+        assert_eq!((chart.x_min, chart.x_max), (-10.0, 120.0));
+        assert_eq!(chart.shade, Some((0.0, 120.0, "pricing slow")));
+        assert_eq!(
+            breaker_chart(&config, &run).shade,
+            Some((0.0, 120.0, "pricing slow")),
+            "a breaker that never opens shades the brownout"
+        );
+    }
+
+    /// With a queue of 20 the bulkhead holds 40 order threads and order history lives; the
+    /// retries are what makes it worse (about 4 attempts per submission).
+    #[test]
+    fn with_a_queue_of_20_the_retries_make_it_worse() {
+        let (config, run) = run_of(&[("queueCapacity", "20")]);
+        let mut verdict = String::new();
+        verdict_html(&run, Some(Mechanism::Retry), &mut verdict);
+        assert!(
+            verdict.starts_with("<strong>The retries make it worse: "),
+            "{verdict}"
+        );
+        assert!(verdict.ends_with("You picked it."), "{verdict}");
+        let attempts: f64 = verdict
+            .split("each submission into ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{verdict}"));
+        assert!((3.0..=4.0).contains(&attempts), "{attempts}");
+        let threads = threads_summary(&config, &run);
+        assert!(
+            threads.contains("Order history is served for 100 %"),
+            "{threads}"
+        );
+    }
+
+    /// Fix 1: the 300 ms timeout opens the breaker at about 9 s (its 10 s window still holds
+    /// the healthy calls before 09:00); nothing refreshes the cache and after about 30 s
+    /// every user gets an error, while order's threads stay low and history is served.
+    #[test]
+    fn the_timeout_protects_the_threads_not_the_users() {
+        let (config, run) = run_of(&[("fixes", "1")]);
+        let opened = run.breaker_first_open_s.unwrap();
+        assert!((5.0..=10.0).contains(&opened), "{opened}");
+        let breaker = breaker_summary(&config, &run);
+        assert!(
+            breaker.starts_with(&format!("The breaker opens at {} s: ", after_nine(opened))),
+            "{breaker}"
+        );
+        assert!(breaker.contains("against a threshold of 50 %"), "{breaker}");
+        assert!(breaker.contains("no call refreshes the cache"), "{breaker}");
+        let users = users_summary(&config, &run);
+        let from: i32 = users
+            .split("From ")
+            .nth(1)
+            .and_then(|s| s.split(' ').next())
+            .and_then(|s| s.parse().ok())
+            .unwrap_or_else(|| panic!("{users}"));
+        assert!((25..=45).contains(&from), "{users}");
+        assert!(
+            users.contains("nobody gets a price: 100 % of the submissions after that get an error"),
+            "{users}"
+        );
+        let threads = threads_summary(&config, &run);
+        assert!(
+            threads.contains("Order history is served for 100 %"),
+            "{threads}"
+        );
+        assert!(threads.contains("abandoned by callers"), "{threads}");
+
+        let chart = breaker_chart(&config, &run);
+        let (from, to, label) = chart.shade.unwrap();
+        assert_eq!(label, "breaker open");
+        assert!((from - opened).abs() < 1e-9 && to == 120.0, "{from} {to}");
+        // While open the breaker measures nothing: the rate's line has a gap.
+        let failure = &chart.series[0].points;
+        assert!(failure.iter().any(|p| p.1.is_nan()));
+        assert!(failure.iter().any(|p| p.1 > 50.0));
+
+        // The panel of second 15: the breaker is open, users get cached prices or errors,
+        // order has threads to spare.
+        let mut h = String::new();
+        second_html(&config, &run, 15, &mut h);
+        assert!(h.contains("data-testid=\"bo-breaker-state\">OPEN<"), "{h}");
+        assert!(h.contains("09:00:14 to 09:00:15: 0 live, "), "{h}");
+        assert!(h.contains("breaker OPEN."), "{h}");
+        assert!(!h.contains("style="), "no inline style under the CSP");
+    }
+
+    /// The ladder's table: the current step's column is marked, fix 4 gives nearly every
+    /// user a cached price, fix 3 brings the attempts back near 1 per submission.
+    #[test]
+    fn the_ladder_table_compares_the_steps() {
+        let (config, _) = run_of(&[("fixes", "4")]);
+        let ladder = ladder_of(&config);
+        let mut h = String::new();
+        ladder_html(&config, &ladder, &mut h);
+        assert!(
+            h.contains("data-testid=\"bo-step-4\" aria-pressed=\"true\""),
+            "{h}"
+        );
+        assert!(h.contains("data-testid=\"bo-step-0\" aria-pressed=\"false\""));
+        assert!(h.contains("<th scope=\"col\" class=\"current\" aria-current=\"true\">+4</th>"));
+        assert!(!h.contains("data-stale"));
+        let labels: Vec<&str> = LADDER_ROWS.iter().map(|r| r.0).collect();
+        let at = |step: usize, label: &str| {
+            column(&h, step)[labels.iter().position(|l| *l == label).unwrap()].clone()
+        };
+        let cached: f64 = at(4, "Cached price, %").parse().unwrap();
+        assert!(
+            cached >= 95.0,
+            "fix 4: nearly every user gets a cached price ({cached} %)"
+        );
+        let calls: f64 = at(0, "Pricing calls a second").parse().unwrap();
+        assert!(
+            (4.0..=6.0).contains(&calls),
+            "as configured: about 5 calls a second"
+        );
+        assert_eq!(at(0, "Peak order threads"), "200");
+        assert_eq!(at(0, "Breaker opens at, s"), "never");
+        let budget: f64 = at(3, "Attempts per submission").parse().unwrap();
+        let retries: f64 = at(2, "Attempts per submission").parse().unwrap();
+        assert!(budget < 1.5 && retries >= 3.0, "{budget} {retries}");
+        // Fix 2 adds nothing here: the time limiter already fails every slow call.
+        assert_eq!(column(&h, 1), column(&h, 2));
+        // Every current cell is in the column of step 4.
+        assert_eq!(
+            h.matches("<td class=\"current\">").count(),
+            LADDER_ROWS.len()
+        );
+        assert!(h.contains("Against the step before: users who got a price "));
+
+        // Another setting: the old rows are shown, dimmed, until the new ones are run.
+        let other = BrownoutConfig {
+            queue_capacity: 20,
+            ..config.clone()
+        };
+        let mut stale = String::new();
+        ladder_html(&other, &ladder, &mut stale);
+        assert!(stale.contains("data-stale=\"true\" aria-busy=\"true\""));
+        assert!(!stale.contains("Against the step before"));
+        // The stepper alone does not make the rows stale.
+        let step1 = BrownoutConfig { fixes: 1, ..config };
+        let mut same = String::new();
+        ladder_html(&step1, &ladder, &mut same);
+        assert!(!same.contains("data-stale"));
+        let mut pending = String::new();
+        ladder_html(&step1, &Ladder::default(), &mut pending);
+        assert!(pending.contains("Running the five steps"));
+    }
+
+    /// The step's row of the table and the panel's headline come from the same run.
+    #[test]
+    fn the_panel_says_what_the_table_says() {
+        let (config, run) = run_of(&[("fixes", "4")]);
+        let mut panel = String::new();
+        second_html(&config, &run, 30, &mut panel);
+        let headline = run.headline();
+        assert!(panel.contains(&format!("After 09:00: {}.", users_line(&headline.users))));
+        let mut table = String::new();
+        ladder_html(&config, &ladder_of(&config), &mut table);
+        let col = column(&table, 4);
+        assert!(
+            panel.contains(&format!("{} % a cached price", col[1])),
+            "{panel}"
+        );
+        assert!(panel.contains(&format!("up to {} of 200 order threads", col[6])));
+    }
+
+    /// A link value the lab cannot use is named by its control; the rest of the page runs
+    /// on the spec's value.
+    #[test]
+    fn a_bad_link_value_is_named_and_the_spec_value_is_used() {
+        let (session, problems) =
+            super::super::labs::open_from_link::<BrownoutLab>("?demo=12&queueCapacity=-5&fixes=2");
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with(
+                "Bulkhead queue (queueCapacity): must be between 0 calls and 1000 calls"
+            ),
+            "{}",
+            problems[0]
+        );
+        assert_eq!(session.config().config.queue_capacity, 200);
+        assert_eq!(session.config().config.fixes, 2);
+        assert!(session.run().is_ok());
+    }
+
+    #[test]
+    fn an_empty_run_draws_nothing_and_does_not_panic() {
+        let (config, mut run) = run_of(&[("seconds", "1")]);
+        run.seconds.clear();
+        let mut h = String::new();
+        second_html(&config, &run, 15, &mut h);
+        assert!(h.is_empty());
+        for build in [users_chart, threads_chart, attempts_chart, breaker_chart] {
+            let chart = build(&config, &run);
+            assert!(chart.x_max > chart.x_min);
+        }
+        for write in [
+            users_summary,
+            threads_summary,
+            attempts_summary,
+            breaker_summary,
+        ] {
+            write(&config, &run);
+        }
+        verdict_html(&run, None, &mut h);
+        evidence_html(&config, &run, &mut h);
+    }
+}
