@@ -233,3 +233,42 @@ test('Demo 10: time of one button press, median', async () => {
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Demo 13: every scenario under both orders, as a learner would pick them; the figures the
+// page shows are the engine's (`resilience-sim lab checkout --scenario NAME`).
+test('Demo 13: every scenario, both orders; what each layer did, and the saga states', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=13');
+  await page.getByTestId('payment-stack').waitFor();
+  const figures = {};
+  for (const scenario of ['decline-storm', 'quoter-stall', 'connection-reset', 'lost-response', 'provider-timeouts', 'game-day']) {
+    for (const order of ['resilience4j', 'wrong']) {
+      await page.getByTestId('lab-control-scenario').selectOption(scenario);
+      await page.getByTestId('lab-control-order').selectOption(order);
+      await page.locator('[data-testid=saga-table] tr.current th', { hasText: scenario }).waitFor();
+      const row = await page.locator('[data-testid=saga-table] tr.current td').allTextContents();
+      figures[`${scenario} ${order}`] = row;
+      await screenshot(page, `demo-13-${scenario}-${order}`);
+    }
+  }
+  // The course's validation list, as the page shows it.
+  assert.deepEqual(figures['decline-storm resilience4j'], ['0', '100', '0', '0', '100', 'CLOSED']);
+  assert.equal(figures['quoter-stall resilience4j'][0], '600', 'a stalled quoter costs payment nothing');
+  assert.ok(Number(figures['quoter-stall wrong'][3]) > 100, 'a shared bulkhead loses captures');
+  assert.equal(figures['lost-response resilience4j'][2], figures['lost-response resilience4j'][4], 'one request per UNCERTAIN capture');
+  assert.equal(figures['connection-reset resilience4j'][5], 'OPEN');
+  await page.waitForFunction(() => location.search === '?demo=13&scenario=game-day&order=wrong');
+  await mkdir(new URL('./results/', import.meta.url), { recursive: true });
+  await writeFile(new URL('./results/checkout-scenarios.json', import.meta.url), JSON.stringify(figures, null, 2));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 13 on a phone (390 x 844), dark: nothing wider than the screen', async () => {
+  const { page, problems } = await openPage(browser, { width: 390, height: 844 }, '?demo=13&scenario=connection-reset', 'dark');
+  await page.getByTestId('payment-stack').waitFor();
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.equal(overflow, 0, 'no horizontal scrolling');
+  await screenshot(page, 'demo-13-phone-dark');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

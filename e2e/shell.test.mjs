@@ -16,7 +16,7 @@ for (const [name, viewport] of [
     const { page, problems } = await openPage(browser, viewport);
     const links = page.getByTestId('demo-link');
     await links.first().waitFor();
-    assert.equal(await links.count(), 12, 'the list shows Demos 1-12');
+    assert.equal(await links.count(), 13, 'the list shows Demos 1-13');
     assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 1: /);
 
     await links.nth(3).click();

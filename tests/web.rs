@@ -980,3 +980,39 @@ async fn demo_12_the_stepper_applies_a_fix_and_a_bad_link_is_named() {
     let users = page.text("bo-users-whole");
     assert!(users.contains("% a cached price"), "{users}");
 }
+
+#[wasm_bindgen_test]
+async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
+    let page = Page::open("demo=13&scenario=lost-response").await;
+    let payment = page.text("payment-stack");
+    assert!(payment.contains("SocketTimeoutException"), "{payment}");
+    assert!(payment.contains("UNCERTAIN"), "{payment}");
+    assert_eq!(
+        payment.matches("attempt ").count(),
+        1,
+        "one request: {payment}"
+    );
+    // The current row: CAPTURED 0, DECLINED 0, UNCERTAIN 22, NOT_SENT 578.
+    assert!(page.text("saga-table").contains("lost-response0022578"));
+
+    // The quoter stalls: with one shared bulkhead, payment's breaker opens.
+    page.choose("lab-control-scenario", "quoter-stall").await;
+    assert!(page
+        .text("checkout-predict")
+        .contains("quoter stops answering"));
+    page.choose("lab-control-order", "wrong").await;
+    let payment = page.text("payment-stack");
+    assert!(payment.contains("BulkheadFullException"), "{payment}");
+    assert!(
+        payment.contains("CircuitBreaker(Retry(Bulkhead (shared)(call)))"),
+        "{payment}"
+    );
+    assert!(page.text("checkout-counts").contains("shared bulkhead"));
+    drop(page);
+    // A bad link value is named, and the page runs the spec's scenario.
+    let page = Page::open("demo=13&scenario=meteor").await;
+    assert!(page
+        .text("lab-problems")
+        .contains("Scenario: must be one of"));
+    assert!(page.text("payment-stack").contains("DECLINED"));
+}

@@ -36,6 +36,9 @@ pub fn LabPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
         Lab::Brownout => {
             view! { <super::brownout::BrownoutPage info=info location=location /> }.into_any()
         }
+        Lab::Checkout => {
+            view! { <super::checkout::CheckoutPage info=info location=location /> }.into_any()
+        }
     }
 }
 

@@ -2,6 +2,7 @@
 
 pub mod amplification;
 pub mod brownout;
+pub mod checkout;
 pub mod jitter;
 pub mod outcome;
 pub mod tick_demo;
@@ -71,7 +72,7 @@ pub mod labs;
 pub mod pool;
 pub mod sandbox;
 
-/// What the page says around a lab (Demos 8-12).
+/// What the page says around a lab (Demos 8-13).
 pub struct LabText {
     pub intro: &'static str,
     pub watch: &'static str,
@@ -89,6 +90,7 @@ pub fn lab_text(number: u32) -> Option<&'static LabText> {
         10 => Some(&SANDBOX_TEXT),
         11 => Some(&POOL_TEXT),
         12 => Some(&BROWNOUT_TEXT),
+        13 => Some(&CHECKOUT_TEXT),
         _ => None,
     }
 }
@@ -149,9 +151,23 @@ const BROWNOUT_TEXT: LabText = LabText {
     lessons: &[
         "Each mechanism did exactly what it was told. The bulkhead ran 20 calls and queued the rest on order's own threads; the breaker counted errors, and pricing returned none; the retries were ready to try every failure again, the bulkhead's refusals included; the cache answered only while its prices were younger than 30 s. Built for a dependency that fails, the stack turned a slow one into an outage of the whole order service, order history included.",
         "+1, a 300 ms timeout, frees order's threads and turns slow calls into failures, so the breaker opens within seconds. It protects order and pricing, not the users: while the breaker is open no live call refreshes the cache, and once its prices are 30 s old every user gets an error.",
-        "+2, the slow-call rate, changes nothing here: the timeout already turns every slow call into a failure. The rule counts calls that come back inside the timeout but slowly; to see it act, set pricing to 280 ms and compare +1 with +2 in the table.",
+        "+2, the slow-call rate, changes nothing here: the timeout already turns every slow call into a failure. The rule counts calls that come back inside the timeout, but slowly. To see it act, set pricing to 260 ms and the bulkhead to 100 threads (so no queue forms): with +1 nearly every user still gets a live price, slow but within the timeout; +2 opens the breaker on those slow calls and turns them into cached prices and errors. A slow-call rule trades slow answers for none: set its threshold from what users can bear.",
         "+3, a retry budget, brings the attempts back near one per submission: less load on a dependency that is struggling, fewer threads asleep between attempts, and no better for users. +4, a cache filled out of band with a TTL of hours, is the step that gives users a price: nearly every submission gets a cached one.",
         "When not to carry all four: for a dependency that is either up or hard-down, a timeout and a breaker on the error rate are the whole answer. The bulkhead, the slow-call rule, the budget and the out-of-band cache earn their keep in a brownout, when the dependency is slow but does not fail.",
     ],
     model: "The model: event-driven, to the millisecond, reported per second from 08:59:50. Each second brings exactly 250 submissions and 100 history requests, each at a random instant of its own slot, and every latency varies within ±20 %. The policies are the engine's models of Resilience4j in their default order, Retry(CircuitBreaker(TimeLimiter(Bulkhead(call)))), with the fallback around them; a call that timed out keeps its bulkhead thread until pricing answers. Each submission prices one product of 10,000, the popular ones more often (Zipf). Runs are seeded: the same seed gives the same run.",
+};
+
+const CHECKOUT_TEXT: LabText = LabText {
+    intro: "Checkout makes two calls. It captures the card with a payment provider, through a bulkhead of 20, a breaker (a window of the last 20 calls, judged from 10, opening at 50 % failures or 80 % calls over 800 ms) and a retry that tries a refused connection once more. It asks a shipping quoter for a price, through its own bulkhead of 8, breaker and retry. Every capture carries an idempotency key. Pick a scenario, predict, then look at one call layer by layer.",
+    watch: "What each layer did with the call: did the breaker count it, did the bulkhead give a permit, what did the provider answer, did the retry try again, and why. Then the saga states of every scenario.",
+    predict: "Each scenario comes with its question, under the title. Answer it before you read the run.",
+    lessons: &[
+        "A decline is an answer, not a failure: in ignoreExceptions on the breaker and the retry, 100 declines leave the breaker CLOSED and retry nothing.",
+        "A read timeout on a capture is never retried: the provider may have captured. The saga records UNCERTAIN, keeps the seat and reconciles by the idempotency key. A connection that was never made may be retried, once.",
+        "An open breaker and a full bulkhead mean the capture was NOT_SENT; they are inputs to the saga, not errors of the provider. No fallback ever says CAPTURED: only the provider's answer can.",
+        "Give each dependency its own bulkhead: with one shared bulkhead a stalled quoter takes the permits payment needs, and payment's breaker opens on a healthy provider. With the breaker outside the retry, it counts calls instead of attempts, and a refusing provider gets twice the requests before it opens.",
+        "With virtual threads the threads never run out; the HTTP connections do. The bulkhead still decides who may wait for one.",
+    ],
+    model: "The model: captures every 100 ms and quotes every 50 ms; a capture takes about 300 ms, a quote about 100 ms (±20 %, seeded). Payment's connect timeout is 200 ms and its read timeout 800 ms; shipping's read timeout is 2 s. Bulkheads let a call wait 20 ms for a permit. Platform threads: a pool of 40 request threads; virtual threads: 10 HTTP connections per dependency. Every fourth order is digital goods, whose quote is hidden rather than estimated.",
 };

@@ -127,6 +127,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                     catalogue::Lab::Sandbox => "breaker FILE",
                     catalogue::Lab::Pool => "lab pool",
                     catalogue::Lab::Brownout => "lab brownout",
+                    catalogue::Lab::Checkout => "lab checkout",
                 };
                 return Err(format!(
                     "demo {number} is a lab, not a tick demo: run `resilience-sim {command}` (its flags set the lab's controls)"

@@ -185,8 +185,8 @@ impl StackOrder {
 
     pub const fn label(self) -> &'static str {
         match self {
-            StackOrder::Resilience4j => "Retry(CircuitBreaker(Bulkhead)), a bulkhead each",
-            StackOrder::Wrong => "CircuitBreaker(Retry(Bulkhead)), one shared bulkhead",
+            StackOrder::Resilience4j => "Resilience4j's, a bulkhead each",
+            StackOrder::Wrong => "breaker outside retry, one bulkhead",
         }
     }
 }
@@ -218,8 +218,8 @@ impl Threads {
 
     pub const fn label(self) -> &'static str {
         match self {
-            Threads::Platform => "platform threads (a pool of 40)",
-            Threads::Virtual => "virtual threads (10 connections per dependency)",
+            Threads::Platform => "platform (a pool of 40)",
+            Threads::Virtual => "virtual (10 connections each)",
         }
     }
 }

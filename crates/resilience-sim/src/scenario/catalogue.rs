@@ -119,6 +119,8 @@ pub enum Lab {
     Pool,
     /// Lab C: the 09:00 pricing brownout and the fix ladder.
     Brownout,
+    /// Lab E: payment and shipping, each through its own stack.
+    Checkout,
 }
 
 /// A numbered lab demo (after the tick demos).
@@ -135,7 +137,7 @@ pub struct LabInfo {
 
 /// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md; 10 and 11: labs F and
 /// D of ../shared/spec/03-incident-labs.md.
-pub const LABS: [LabInfo; 5] = [
+pub const LABS: [LabInfo; 6] = [
     LabInfo {
         number: 8,
         title: "Retries can keep a system down",
@@ -176,6 +178,14 @@ pub const LABS: [LabInfo; 5] = [
         kind: "incident lab",
         lab: Lab::Brownout,
     },
+    LabInfo {
+        number: 13,
+        title: "Payment and shipping: what counts as a failure",
+        setup: "checkout captures a card (payment: bulkhead 20, breaker, retry of connect failures) and asks a shipping quoter (bulkhead 8); six scenarios",
+        watch: "Declines never trip the breaker; a lost answer ends UNCERTAIN after one request; a stalled quoter fills only its own bulkhead, unless the bulkhead is shared.",
+        kind: "incident lab",
+        lab: Lab::Checkout,
+    },
 ];
 
 /// The lab with this number, if there is one.
@@ -215,12 +225,13 @@ mod tests {
     #[test]
     fn the_course_numbers_its_labs_after_the_tick_demos() {
         let numbers: Vec<u32> = course().map(|(n, _)| n).collect();
-        assert_eq!(numbers, (1..=12).collect::<Vec<_>>());
+        assert_eq!(numbers, (1..=13).collect::<Vec<_>>());
         assert_eq!(lab(8).map(|l| l.lab), Some(Lab::Amplification));
         assert_eq!(lab(9).map(|l| l.lab), Some(Lab::Jitter));
         assert_eq!(lab(10).map(|l| l.lab), Some(Lab::Sandbox));
         assert_eq!(lab(11).map(|l| l.lab), Some(Lab::Pool));
         assert_eq!(lab(12).map(|l| l.lab), Some(Lab::Brownout));
-        assert!(exists(12) && !exists(13) && !exists(0));
+        assert_eq!(lab(13).map(|l| l.lab), Some(Lab::Checkout));
+        assert!(exists(13) && !exists(14) && !exists(0));
     }
 }

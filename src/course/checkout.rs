@@ -1,0 +1,622 @@
+//! Demo 13: payment and shipping. One call of each dependency travelling through its stack,
+//! layer by layer (the breaker's verdict, the bulkhead's permits, the provider's answer,
+//! the retry's decision and why); both bulkheads' permits side by side; the payment
+//! breaker's state diagram; the saga states of every scenario under the chosen order and
+//! threads. The engine computes every number; this module writes it as chart specs and
+//! HTML text.
+
+use leptos::prelude::*;
+use resilience_sim::model::checkout::{
+    self, AttemptTrace, CallTrace, CheckoutConfig, CheckoutRun, CheckoutScenario, Dependency,
+    QuoteResult, SagaState, StackOrder, STALL_FROM_MS, STALL_UNTIL_MS,
+};
+use resilience_sim::policy::circuit_breaker::State;
+use resilience_sim::scenario::catalogue::LabInfo;
+use resilience_sim::scenario::checkout_lab::CheckoutLab;
+use resilience_sim::Outcome;
+
+use super::labs::{lab_state, LabFrame};
+use crate::components::{bind_all, Figure};
+use crate::format::seconds;
+use crate::nav::Location;
+use crate::views::breaker::diagram;
+use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
+use crate::views::html::{change, live, live_html, Html};
+
+/// The payment call a scenario is best read from: where its lesson shows first.
+pub fn telling_call(run: &CheckoutRun) -> u32 {
+    let payments = || {
+        run.calls
+            .iter()
+            .filter(|c| c.dependency == Dependency::Payment)
+    };
+    match run.scenario {
+        // The first capture a full bulkhead refused (the shared one), else the moment the
+        // first quote was refused, else two seconds into the stall.
+        CheckoutScenario::QuoterStall | CheckoutScenario::GameDay => payments()
+            .find(|c| c.attempts.iter().any(|a| a.rejected))
+            .map(|c| c.index)
+            .or_else(|| {
+                run.calls
+                    .iter()
+                    .find(|c| {
+                        c.dependency == Dependency::Shipping
+                            && c.attempts.iter().any(|a| a.rejected)
+                    })
+                    .map(|c| (c.arrived / 100) as u32)
+            })
+            .unwrap_or(((STALL_FROM_MS + 2_000) / 100) as u32),
+        _ => payments()
+            .find(|c| c.saga != Some(SagaState::Captured) || c.attempts.len() > 1)
+            .map_or(0, |c| c.index),
+    }
+}
+
+/// The question to answer before reading the run of `scenario`.
+pub fn prediction(scenario: CheckoutScenario) -> &'static str {
+    match scenario {
+        CheckoutScenario::DeclineStorm => "100 cards are declined in 10 s. Does the payment breaker open? How many captures are retried?",
+        CheckoutScenario::QuoterStall => "The quoter stops answering for 30 s. How many payment permits does it take? How many captures are lost?",
+        CheckoutScenario::ConnectionReset => "The provider refuses every connection. How many requests does one capture make, and when does the breaker stop them?",
+        CheckoutScenario::LostResponse => "The provider captures, but its answers are lost. How many requests per capture? What does the order say: captured, failed or something else?",
+        CheckoutScenario::ProviderTimeouts => "The provider answers after the 800 ms read timeout. After how many captures does the breaker open, and what happens to the next one?",
+        CheckoutScenario::GameDay => "The quoter stalls and a card is declined in the same minute. Which breaker opens? Does the decline count?",
+    }
+}
+
+/// The shipping call that arrived with payment call `index` (quotes come twice as often).
+fn quote_for(run: &CheckoutRun, index: u32) -> Option<&CallTrace> {
+    let payment = call(run, Dependency::Payment, index)?;
+    run.calls
+        .iter()
+        .find(|c| c.dependency == Dependency::Shipping && c.arrived >= payment.arrived)
+}
+
+fn call(run: &CheckoutRun, dependency: Dependency, index: u32) -> Option<&CallTrace> {
+    run.calls
+        .iter()
+        .find(|c| c.dependency == dependency && c.index == index)
+}
+
+fn outcome_words(outcome: Outcome) -> &'static str {
+    match outcome {
+        Outcome::Success | Outcome::SlowSuccess => "answered",
+        Outcome::ConnectFailure => "ConnectException: no connection",
+        Outcome::ReadTimeout => "SocketTimeoutException: no answer before the read timeout",
+        Outcome::Http5xx => "HTTP 5xx",
+        Outcome::BusinessError => "CardDeclinedException: the card was declined (an answer)",
+        Outcome::BulkheadFull => "BulkheadFullException",
+        Outcome::CallNotPermitted => "CallNotPermittedException",
+        Outcome::NoFreeThread => "no free thread",
+    }
+}
+
+fn state_word(state: State) -> &'static str {
+    state.as_str()
+}
+
+fn layer_names(order: StackOrder) -> [&'static str; 3] {
+    match order {
+        StackOrder::Resilience4j => ["Retry", "CircuitBreaker", "Bulkhead"],
+        StackOrder::Wrong => ["CircuitBreaker", "Retry", "Bulkhead (shared)"],
+    }
+}
+
+/// One attempt, as a list of what each layer did.
+fn attempt_html(run: &CheckoutRun, number: usize, a: &AttemptTrace, permits: u32, h: &mut String) {
+    h.raw("<li class=\"attempt\"><span class=\"attempt-head\">attempt ")
+        .num(number as u64)
+        .raw(" at ")
+        .text(&seconds(a.at))
+        .raw(" s")
+        .raw("</span><ol class=\"layers\">");
+    let breaker = if run.order == StackOrder::Wrong && number > 1 {
+        "asked once, for the whole call"
+    } else if a.permitted {
+        "let it through"
+    } else {
+        "refused it: CallNotPermittedException"
+    };
+    h.raw("<li data-layer=\"breaker\"><b>CircuitBreaker</b> (")
+        .raw(state_word(a.breaker_state))
+        .raw(") ")
+        .raw(breaker)
+        .raw("</li>");
+    if a.permitted {
+        h.raw("<li data-layer=\"bulkhead\"><b>Bulkhead</b> ");
+        match (a.rejected, a.permits_left) {
+            (true, _) => {
+                h.raw("refused it: BulkheadFullException, no permit came within 20 ms");
+            }
+            (false, Some(left)) => {
+                h.raw("gave a permit: ")
+                    .num(left.into())
+                    .raw(" of ")
+                    .num(permits.into())
+                    .raw(" left");
+            }
+            (false, None) => {
+                h.raw("was not reached");
+            }
+        }
+        h.raw("</li>");
+    }
+    if a.provider_request {
+        h.raw("<li data-layer=\"provider\"><b>Provider</b> ")
+            .raw(outcome_words(a.outcome))
+            .raw(" after ")
+            .text(&seconds(a.duration))
+            .raw(" s")
+            .raw("</li>");
+    } else if a.permitted && !a.rejected && a.outcome == Outcome::ConnectFailure {
+        h.raw("<li data-layer=\"provider\"><b>Connection pool</b> no connection free within the 200 ms connect timeout</li>");
+    }
+    h.raw("<li data-layer=\"retry\"><b>Retry</b> ");
+    match a.retry_after {
+        Some(wait) => {
+            h.raw("tries again in ").text(&seconds(wait)).raw(" s");
+        }
+        None => {
+            h.raw("stops here");
+        }
+    }
+    h.raw("</li></ol></li>");
+}
+
+/// A call through its stack: the layers' names in their order, each attempt, the end.
+pub fn call_html(run: &CheckoutRun, c: &CallTrace, h: &mut String) {
+    let (title, permits) = match c.dependency {
+        Dependency::Payment => ("Payment: capture order-", run.payment_permits),
+        Dependency::Shipping => ("Shipping: quote ", run.shipping_permits),
+    };
+    h.raw("<section class=\"panel stack\" data-testid=\"")
+        .raw(match c.dependency {
+            Dependency::Payment => "payment-stack",
+            Dependency::Shipping => "shipping-stack",
+        })
+        .raw("\"><h3>")
+        .raw(title)
+        .num(c.index.into())
+        .raw(" at ")
+        .text(&seconds(c.arrived))
+        .raw(" s")
+        .raw("</h3><p class=\"muted\">");
+    let [a, b, d] = layer_names(run.order);
+    h.raw(a)
+        .raw("(")
+        .raw(b)
+        .raw("(")
+        .raw(d)
+        .raw("(call)))</p><ol class=\"attempts\">");
+    for (i, attempt) in c.attempts.iter().enumerate() {
+        attempt_html(run, i + 1, attempt, permits, h);
+    }
+    h.raw("</ol><p class=\"call-end\"><strong>");
+    match (c.saga, c.quote) {
+        (Some(state), _) => {
+            h.raw(state.name()).raw("</strong>: ").raw(match state {
+                SagaState::Captured => "the provider answered that it captured.",
+                SagaState::Declined => "the provider answered no: a business answer, not a failure; nothing is retried or counted.",
+                SagaState::Uncertain => "no answer, and the provider may have captured: the saga keeps the seat and reconciles by the idempotency key. Never retried, never reported as captured.",
+                SagaState::NotSent => "the capture never reached the provider: the fallback answers with a typed error, and the order can be paid later.",
+            });
+        }
+        (None, Some(q)) => {
+            h.raw(match q {
+                QuoteResult::Live => "Live quote",
+                QuoteResult::Estimate => "Agreed estimate",
+                QuoteResult::Hidden => "Quote hidden",
+            })
+            .raw("</strong>: ")
+            .raw(match q {
+                QuoteResult::Live => "the quoter answered.",
+                QuoteResult::Estimate => "the fallback shows the agreed estimate (physical goods).",
+                QuoteResult::Hidden => "digital goods: checkout goes on without a quote.",
+            });
+        }
+        (None, None) => {}
+    }
+    h.raw(" <span class=\"muted\">(")
+        .text(&c.why)
+        .raw(")</span></p></section>");
+}
+
+/// The permits each bulkhead had left, second by second (the fewest during the second).
+pub fn permits_chart(run: &CheckoutRun) -> ChartSpec {
+    let line = |label: &str, tone, stroke, shipping: bool| Series {
+        label: label.to_string(),
+        tone,
+        stroke,
+        points: run
+            .seconds
+            .iter()
+            .map(|s| {
+                let v = if shipping {
+                    s.shipping_permits_min
+                } else {
+                    s.payment_permits_min
+                };
+                (f64::from(s.t_s), f64::from(v))
+            })
+            .collect(),
+    };
+    let stall = matches!(
+        run.scenario,
+        CheckoutScenario::QuoterStall | CheckoutScenario::GameDay
+    );
+    let (payment, shipping) = match run.order {
+        StackOrder::Resilience4j => ("payment's permits (of 20)", "shipping's permits (of 8)"),
+        StackOrder::Wrong => (
+            "shared permits (of 20), seen by payment",
+            "shared permits, seen by shipping",
+        ),
+    };
+    ChartSpec {
+        x_label: "time (s)",
+        y_label: "permits left",
+        x_min: 0.0,
+        x_max: run.seconds.len() as f64,
+        y_max: f64::from(run.payment_permits.max(run.shipping_permits)) + 2.0,
+        series: vec![
+            line(payment, Tone::Blue, Stroke::Wide, false),
+            line(shipping, Tone::Orange, Stroke::Dashed, true),
+        ],
+        shade: stall.then_some((
+            (STALL_FROM_MS / 1_000) as f64,
+            (STALL_UNTIL_MS / 1_000) as f64,
+            "quoter stalled",
+        )),
+        reference: None,
+    }
+}
+
+/// The sentence under the permits chart.
+pub fn permits_summary(run: &CheckoutRun) -> String {
+    let low =
+        |f: fn(&checkout::CheckoutSecond) -> u32| run.seconds.iter().map(f).min().unwrap_or(0);
+    let (p, s) = (
+        low(|x| x.payment_permits_min),
+        low(|x| x.shipping_permits_min),
+    );
+    match run.order {
+        StackOrder::Resilience4j => format!(
+            "Payment never had fewer than {p} of its 20 permits; shipping went down to {s} of its 8. Separate bulkheads: what one dependency holds, the other does not lose."
+        ),
+        StackOrder::Wrong => format!(
+            "One bulkhead of 20 for both: it went down to {} permits. Every permit a stalled quote holds is one payment cannot have.",
+            p.min(s)
+        ),
+    }
+}
+
+/// Both breakers' states, one cell per second (a letter as well as a colour).
+pub fn states_html(run: &CheckoutRun, h: &mut String) {
+    for (name, payment) in [("Payment breaker", true), ("Shipping breaker", false)] {
+        h.raw("<p class=\"state-strip-label\">")
+            .raw(name)
+            .raw("</p><ol class=\"state-strip\" aria-hidden=\"true\">");
+        for s in &run.seconds {
+            let state = if payment {
+                s.payment_breaker
+            } else {
+                s.shipping_breaker
+            };
+            let (class, letter) = match state {
+                State::Open => ("open", "O"),
+                State::HalfOpen => ("half-open", "H"),
+                _ => ("closed", "C"),
+            };
+            h.raw("<li data-state=\"")
+                .raw(class)
+                .raw("\">")
+                .raw(letter)
+                .raw("</li>");
+        }
+        h.raw("</ol>");
+    }
+    let opened = |payment: bool| {
+        run.seconds
+            .iter()
+            .find(|s| {
+                (if payment {
+                    s.payment_breaker
+                } else {
+                    s.shipping_breaker
+                }) == State::Open
+            })
+            .map(|s| s.t_s)
+    };
+    h.raw("<p class=\"summary\">");
+    for (name, payment) in [
+        ("The payment breaker", true),
+        ("the shipping breaker", false),
+    ] {
+        h.raw(name);
+        match opened(payment) {
+            Some(t) => {
+                h.raw(" was OPEN by ").num(t.into()).raw(" s");
+            }
+            None => {
+                h.raw(" stayed CLOSED");
+            }
+        }
+        h.raw(if payment { "; " } else { "." });
+    }
+    h.raw("</p>");
+}
+
+/// The payment breaker's state diagram at the end of the second payment call `index`
+/// arrived in, with the transition into it.
+pub fn diagram_html(run: &CheckoutRun, index: u32, h: &mut String) {
+    let Some(c) = call(run, Dependency::Payment, index) else {
+        return;
+    };
+    let second = (c.arrived / 1_000) as usize;
+    let Some(now) = run.seconds.get(second) else {
+        return;
+    };
+    let before = second
+        .checked_sub(1)
+        .and_then(|i| run.seconds.get(i))
+        .map_or(State::Closed, |s| s.payment_breaker);
+    let path: Vec<(State, State)> = if before != now.payment_breaker {
+        vec![(before, now.payment_breaker)]
+    } else {
+        Vec::new()
+    };
+    diagram(
+        &checkout::payment_breaker_config(),
+        now.payment_breaker,
+        &path,
+        "30 s",
+        "in this second",
+        h,
+    );
+}
+
+/// The saga states of every scenario under the chosen order and threads: six runs.
+pub fn saga_table_html(config: &CheckoutConfig, h: &mut String) {
+    h.raw("<div class=\"table-scroll\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (")
+        .text(config.order.name())
+        .raw(" order, ")
+        .text(config.threads.name())
+        .raw(" threads)</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker</th></tr></thead><tbody>");
+    for scenario in CheckoutScenario::ALL {
+        let Ok(run) = checkout::run(&CheckoutConfig {
+            scenario,
+            ..config.clone()
+        }) else {
+            continue;
+        };
+        let saga = run.payment.saga;
+        h.raw(if scenario == config.scenario {
+            "<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">"
+        } else {
+            "<tr><th scope=\"row\">"
+        })
+        .raw(scenario.name())
+        .raw("</th>");
+        for n in [
+            saga.captured,
+            saga.declined,
+            saga.uncertain,
+            saga.not_sent,
+            run.payment.provider_requests,
+        ] {
+            h.raw("<td>").num(n.into()).raw("</td>");
+        }
+        h.raw("<td>")
+            .raw(state_word(run.payment.breaker_state_end))
+            .raw("</td></tr>");
+    }
+    h.raw("</tbody></table></div>");
+}
+
+/// What each stack counted in this run (the CLI's figures), and why the order matters.
+pub fn counts_html(run: &CheckoutRun, h: &mut String) {
+    let p = &run.payment;
+    let s = &run.shipping;
+    h.raw("<dl class=\"figures\" data-testid=\"checkout-counts\"><dt>Payment</dt><dd>")
+        .num(p.calls.into())
+        .raw(" captures, ")
+        .num(p.attempts.into())
+        .raw(" attempts, ")
+        .num(p.provider_requests.into())
+        .raw(" provider requests, ")
+        .num(p.retries.into())
+        .raw(" retries; the breaker recorded ")
+        .num(p.breaker_recorded_calls.into())
+        .raw(" calls (")
+        .num(p.breaker_recorded_failures.into())
+        .raw(" failures) and refused ")
+        .num(p.not_permitted.into())
+        .raw("; the bulkhead refused ")
+        .num(p.bulkhead_rejected.into())
+        .raw(". The provider captured ")
+        .num(p.provider_captures.into())
+        .raw(" times.</dd><dt>Shipping</dt><dd>")
+        .num(s.calls.into())
+        .raw(" quotes: ")
+        .num(s.quotes.live.into())
+        .raw(" live, ")
+        .num(s.quotes.estimate.into())
+        .raw(" agreed estimates, ")
+        .num(s.quotes.hidden.into())
+        .raw(" hidden; ")
+        .num(s.provider_requests.into())
+        .raw(" requests to the quoter, ")
+        .num(s.retries.into())
+        .raw(" retries.</dd></dl><p>")
+        .raw(match run.order {
+            StackOrder::Resilience4j => "Resilience4j's order: the retry is outside the breaker, so the breaker records every attempt and an open breaker stops the remaining attempts at once; each dependency has its own bulkhead.",
+            StackOrder::Wrong => "The wrong order: the breaker is outside the retry, so it records one outcome per call after all its attempts (a refusing provider gets twice the requests before the breaker opens), and its one shared bulkhead lets a stalled quoter take the permits payment needs, which payment's breaker then records as failures of a healthy provider.",
+        })
+        .raw("</p>");
+}
+
+#[component]
+pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
+    let (state, problems) = lab_state::<CheckoutLab>(info.number);
+    let session = state.session;
+    let controls = bind_all(state);
+    let calls = move || session.with(|s| s.run().as_ref().map_or(1, |r| r.payment.calls.max(1)));
+    // The call shown; `None` follows the scenario's telling call.
+    let chosen = RwSignal::new(None::<u32>);
+    let scenario = Memo::new(move |_| session.with(|s| s.config().config.scenario));
+    Effect::new(move |_| {
+        scenario.track();
+        chosen.set(None);
+    });
+    let shown = move || {
+        let last = calls() - 1;
+        chosen.get().map_or_else(
+            || session.with(|s| s.run().as_ref().map_or(0, telling_call)),
+            |c| c.min(last),
+        )
+    };
+    let stacks = live_html(move || {
+        let mut h = String::new();
+        let index = shown();
+        session.with(|s| {
+            if let Ok(run) = s.run() {
+                if let Some(c) = call(run, Dependency::Payment, index) {
+                    call_html(run, c, &mut h);
+                }
+                if let Some(c) = quote_for(run, index) {
+                    call_html(run, c, &mut h);
+                }
+            }
+        });
+        h
+    });
+    let breaker = live_html(move || {
+        let mut h = String::new();
+        let index = shown();
+        session.with(|s| {
+            if let Ok(run) = s.run() {
+                diagram_html(run, index, &mut h);
+                states_html(run, &mut h);
+            }
+        });
+        h
+    });
+    let spec = Signal::from(Memo::new(move |_| {
+        session.with(|s| {
+            s.run()
+                .as_ref()
+                .map_or_else(|_| ChartSpec::empty(), permits_chart)
+        })
+    }));
+    let summary = Signal::derive(move || {
+        session.with(|s| s.run().as_ref().map(permits_summary).unwrap_or_default())
+    });
+    let table = live_html(move || {
+        let mut h = String::new();
+        session.with(|s| saga_table_html(&s.config().config, &mut h));
+        h
+    });
+    let counts = live_html(move || {
+        let mut h = String::new();
+        session.with(|s| s.run().iter().for_each(|run| counts_html(run, &mut h)));
+        h
+    });
+    let scrub = move |ev: leptos::ev::Event| {
+        if let Ok(v) = event_target_value(&ev).parse::<u32>() {
+            chosen.set(Some(v));
+        }
+    };
+    view! {
+        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+            reset=Callback::new(move |_| state.reset()) problems=problems>
+            <p class="predict" data-testid="checkout-predict"><strong>"Predict: "</strong>
+                {move || prediction(scenario.get())}</p>
+            <section class="panel" aria-labelledby="stacks-heading">
+                <h2 id="stacks-heading">"One call through each stack"</h2>
+                <label class="pool-scrubber">"Capture shown"
+                    <input type="range" data-testid="call-scrubber"
+                        min="0" max=live(move || (calls() - 1).to_string()) step="1"
+                        prop:value=live(move || shown().to_string())
+                        aria-valuetext=live(move || format!("capture order-{}", shown()))
+                        on:input=change(scrub) />
+                </label>
+                <div class="stacks" inner_html=stacks></div>
+            </section>
+            <Figure spec=spec summary=summary testid="checkout-permits"
+                title="Both bulkheads' permits, second by second." />
+            <section class="panel" aria-labelledby="breakers-heading">
+                <h2 id="breakers-heading">"The breakers"</h2>
+                <div inner_html=breaker></div>
+            </section>
+            <section class="panel" aria-labelledby="saga-heading">
+                <h2 id="saga-heading">"What each scenario did to the orders"</h2>
+                <div inner_html=table></div>
+                <div inner_html=counts></div>
+            </section>
+        </LabFrame>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resilience_sim::scenario::lab_session::LabSession;
+
+    fn run_of(link: &[(&str, &str)]) -> (CheckoutConfig, CheckoutRun) {
+        let (session, problems) = LabSession::<CheckoutLab>::from_pairs(link.iter().copied());
+        assert!(problems.is_empty(), "{problems:?}");
+        (
+            session.config().config.clone(),
+            session.run().clone().unwrap(),
+        )
+    }
+
+    #[test]
+    fn a_lost_answer_reads_uncertain_after_one_request() {
+        let (_, run) = run_of(&[("scenario", "lost-response")]);
+        let index = telling_call(&run);
+        assert_eq!(index, 0);
+        let mut h = String::new();
+        call_html(
+            &run,
+            call(&run, Dependency::Payment, index).unwrap(),
+            &mut h,
+        );
+        assert_eq!(h.matches("class=\"attempt\"").count(), 1, "{h}");
+        assert!(h.contains("SocketTimeoutException"), "{h}");
+        assert!(h.contains("<strong>UNCERTAIN</strong>"), "{h}");
+        assert!(h.contains("Retry(CircuitBreaker(Bulkhead(call)))"), "{h}");
+        assert!(!h.contains("style="), "no inline style under the CSP");
+    }
+
+    #[test]
+    fn a_refused_connection_is_tried_twice_then_not_sent() {
+        let (_, run) = run_of(&[("scenario", "connection-reset")]);
+        let mut h = String::new();
+        call_html(&run, call(&run, Dependency::Payment, 0).unwrap(), &mut h);
+        assert_eq!(h.matches("class=\"attempt\"").count(), 2, "{h}");
+        assert!(h.contains("tries again in 0.1 s"), "{h}");
+        assert!(h.contains("<strong>NOT_SENT</strong>"), "{h}");
+    }
+
+    #[test]
+    fn the_stall_fills_shippings_bulkhead_and_leaves_payments() {
+        let (config, run) = run_of(&[("scenario", "quoter-stall")]);
+        let summary = permits_summary(&run);
+        assert!(summary.starts_with("Payment never had fewer than 16 of its 20 permits; shipping went down to 0 of its 8."), "{summary}");
+        let chart = permits_chart(&run);
+        assert_eq!(chart.shade, Some((10.0, 40.0, "quoter stalled")));
+        let mut table = String::new();
+        saga_table_html(&config, &mut table);
+        assert!(table.contains("<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">quoter-stall</th><td>600</td><td>0</td><td>0</td><td>0</td>"), "{table}");
+        assert!(table.contains("<th scope=\"row\">decline-storm</th><td>0</td><td>100</td><td>0</td><td>0</td><td>100</td><td>CLOSED</td>"), "{table}");
+
+        let (_, wrong) = run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]);
+        assert!(permits_summary(&wrong).contains("went down to 0 permits"));
+        let mut h = String::new();
+        states_html(&wrong, &mut h);
+        assert!(h.contains("The payment breaker was OPEN by"), "{h}");
+        let mut h = String::new();
+        counts_html(&wrong, &mut h);
+        assert!(h.contains("shared bulkhead"), "{h}");
+    }
+}
