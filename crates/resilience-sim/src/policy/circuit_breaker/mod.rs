@@ -347,7 +347,16 @@ pub struct CircuitBreaker {
     /// When the next timer fires (`Millis::MAX` when none is armed).
     timer_due: Millis,
     trip_counts: TripCounts,
+    /// Each exception name seen so far, classified (ignored, recorded). The lists never
+    /// change during a breaker's life, and matching a name through the class hierarchy on
+    /// every `onError` is its costliest part when a stack fails thousands of times a
+    /// second (Demo 12's retry storm).
+    classified: Vec<(Box<str>, bool, bool)>,
 }
+
+/// Exception names a breaker remembers the classification of (the rest are classified
+/// each time: memory stays bounded whatever a script throws).
+const CLASSIFIED_NAMES: usize = 16;
 
 impl CircuitBreaker {
     /// A CLOSED breaker at time 0, after validating `config`.
@@ -373,7 +382,29 @@ impl CircuitBreaker {
             wait_memo: WaitMemo::default(),
             timer_due: Millis::MAX,
             trip_counts: TripCounts::NONE,
+            classified: Vec::new(),
         })
+    }
+
+    /// Whether `exception` is ignored, and whether it is recorded as a failure.
+    fn classify(&mut self, exception: &str) -> (bool, bool) {
+        if self.config.ignore_exceptions.is_empty() && self.config.record_exceptions.is_empty() {
+            // Nothing ignored, everything recorded: no name to match.
+            return (false, true);
+        }
+        if let Some(&(_, ignored, recorded)) = self
+            .classified
+            .iter()
+            .find(|(name, _, _)| &**name == exception)
+        {
+            return (ignored, recorded);
+        }
+        let ignored = self.config.is_ignored(exception);
+        let recorded = self.config.is_recorded(exception);
+        if self.classified.len() < CLASSIFIED_NAMES {
+            self.classified.push((exception.into(), ignored, recorded));
+        }
+        (ignored, recorded)
     }
 
     pub fn config(&self) -> &CircuitBreakerConfig {
@@ -530,7 +561,8 @@ impl CircuitBreaker {
     #[inline]
     pub fn on_error(&mut self, now: Millis, duration: Millis, exception: &str) {
         self.advance_to(now);
-        if self.config.is_ignored(exception) {
+        let (ignored, failure) = self.classify(exception);
+        if ignored {
             self.release_permission();
             if self.publishing(false) {
                 self.events.push(CircuitBreakerEvent::IgnoredError {
@@ -541,7 +573,6 @@ impl CircuitBreaker {
             }
             return;
         }
-        let failure = self.config.is_recorded(exception);
         if self.publishing(false) {
             self.events.push(if failure {
                 CircuitBreakerEvent::Error {
