@@ -416,7 +416,7 @@ pub fn saga_table_html(config: &CheckoutConfig, h: &mut String) {
 pub fn counts_html(run: &CheckoutRun, h: &mut String) {
     let p = &run.payment;
     let s = &run.shipping;
-    h.raw("<dl class=\"figures\" data-testid=\"checkout-counts\"><dt>Payment</dt><dd>")
+    h.raw("<div data-testid=\"checkout-counts\"><dl class=\"figures\"><dt>Payment</dt><dd>")
         .num(p.calls.into())
         .raw(" captures, ")
         .num(p.attempts.into())
@@ -451,7 +451,7 @@ pub fn counts_html(run: &CheckoutRun, h: &mut String) {
             StackOrder::Resilience4j => "Resilience4j's order: the retry is outside the breaker, so the breaker records every attempt and an open breaker stops the remaining attempts at once; each dependency has its own bulkhead.",
             StackOrder::Wrong => "The wrong order: the breaker is outside the retry, so it records one outcome per call after all its attempts (a refusing provider gets twice the requests before the breaker opens), and its one shared bulkhead lets a stalled quoter take the permits payment needs, which payment's breaker then records as failures of a healthy provider.",
         })
-        .raw("</p>");
+        .raw("</p></div>");
 }
 
 #[component]
