@@ -14,8 +14,8 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use resilience_sim::model::brownout::{
-    self, mechanism_effects, BrownoutConfig, BrownoutRun, BrownoutSecond, Headline, Mechanism,
-    Users, FIXES,
+    self, mechanism_effects, BrownoutConfig, BrownoutRun, BrownoutSecond, BrownoutSim, Headline,
+    Mechanism, Users, FIXES,
 };
 use resilience_sim::policy::circuit_breaker::State;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
@@ -25,7 +25,7 @@ use wasm_bindgen::JsCast;
 
 use super::labs::{lab_state, LabFrame};
 use super::pool::secs;
-use crate::components::{bind_all, Figure};
+use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::{fixed, rate};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
@@ -945,6 +945,73 @@ pub fn ladder_html(config: &BrownoutConfig, ladder: &Ladder, h: &mut String) {
     }
 }
 
+/// Model time one slice of a run simulates: about 2 ms in the browser even in a retry
+/// storm, so the page keeps answering while a slider is dragged.
+const SLICE_MS: u64 = 12_000;
+/// Slices one task may run before it yields to the browser (wall time).
+const TASK_BUDGET_MS: f64 = 4.0;
+
+/// A slider's change: the session takes the value at once (checked by the model), and the
+/// run is made in slices, one task each, so no task holds the browser for a whole run;
+/// the page shows the previous run until the new one is installed. A later change drops
+/// the run under way.
+fn set_in_slices(
+    state: LabState<BrownoutLab>,
+    generation: StoredValue<u32>,
+    name: &'static str,
+    value: ControlValue,
+) {
+    let session = state.session;
+    let mut result = Ok(());
+    session.update(|s| result = s.set_deferred(name, value));
+    state
+        .refused
+        .set(result.err().map(|e| message::<BrownoutLab>(&e)));
+    let pending = session.with_untracked(|s| s.is_pending().then(|| s.config().clone()));
+    let Some(lab) = pending else {
+        return;
+    };
+    generation.update_value(|g| *g = g.wrapping_add(1));
+    let mine = generation.get_value();
+    if let Ok(sim) = BrownoutSim::new(&lab.config) {
+        set_timeout(
+            move || run_slice(session, generation, mine, lab, sim),
+            Duration::ZERO,
+        );
+    }
+}
+
+fn run_slice(
+    session: RwSignal<LabSession<BrownoutLab>>,
+    generation: StoredValue<u32>,
+    mine: u32,
+    lab: BrownoutLab,
+    mut sim: BrownoutSim,
+) {
+    // A later change started its own run (or the page is gone).
+    if generation.try_get_value() != Some(mine) {
+        return;
+    }
+    // Slices until about 4 ms have gone (a task each time would wait for the browser's
+    // timer clamp between them), so a task leaves room for a frame.
+    let clock = web_sys::window().and_then(|w| w.performance());
+    let now = || clock.as_ref().map_or(0.0, |c| c.now());
+    let start = now();
+    let mut done = sim.advance(SLICE_MS);
+    while !done && now() - start < TASK_BUDGET_MS {
+        done = sim.advance(SLICE_MS);
+    }
+    if done {
+        let run = sim.finish();
+        session.try_update(|s| s.install_run(&lab, run));
+    } else {
+        set_timeout(
+            move || run_slice(session, generation, mine, lab, sim),
+            Duration::ZERO,
+        );
+    }
+}
+
 /// Keeps `ladder` in step with the session's settings other than `fixes`: a moment after
 /// the last change, one step per task (the step the session already ran is read from its
 /// run).
@@ -985,7 +1052,7 @@ fn ladder_step(
     };
     let known = session
         .try_with_untracked(|s| {
-            (s.config().config == config)
+            (s.config().config == config && !s.is_pending())
                 .then(|| s.run().as_ref().ok().map(BrownoutRun::headline))
                 .flatten()
         })
@@ -1027,6 +1094,16 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let mut controls = bind_all(state);
     // The stepper is the `fixes` control.
     controls.retain(|c| c.name != "fixes");
+    // Sliders run the model in slices between frames (a whole run takes longer than a
+    // frame in the browser); selects, toggles and the stepper still run it at once.
+    let generation = StoredValue::new(0u32);
+    for c in controls
+        .iter_mut()
+        .filter(|c| matches!(c.kind, ControlKind::Number { .. }))
+    {
+        let name = c.name;
+        c.change = Callback::new(move |value| set_in_slices(state, generation, name, value));
+    }
     let second = RwSignal::new(FIRST_SECOND_SHOWN);
     let pick = RwSignal::new(None::<Mechanism>);
     let revealed = RwSignal::new(false);

@@ -892,8 +892,8 @@ fn jittered(ms: Millis, rng: &mut Pcg64Mcg) -> Millis {
     rng.random_range(ms - spread..=ms + spread).max(1)
 }
 
-struct Sim<'a> {
-    config: &'a BrownoutConfig,
+struct Sim {
+    config: BrownoutConfig,
     end_ms: Millis,
     requests: Vec<Request>,
     tasks: Vec<Task>,
@@ -934,8 +934,8 @@ struct Sim<'a> {
     rows: Vec<BrownoutSecond>,
 }
 
-impl<'a> Sim<'a> {
-    fn new(config: &'a BrownoutConfig) -> Result<Self, ConfigError> {
+impl Sim {
+    fn new(config: &BrownoutConfig) -> Result<Self, ConfigError> {
         let mut breaker = CircuitBreaker::new(config.breaker_config())?;
         breaker.set_event_recording(false);
         let out_of_band = config.out_of_band_cache();
@@ -954,7 +954,7 @@ impl<'a> Sim<'a> {
             + u64::from(config.history_per_second))
             * (config.end_ms() / 1_000 + 1);
         Ok(Self {
-            config,
+            config: config.clone(),
             end_ms: config.end_ms(),
             requests: Vec::with_capacity(arrivals as usize),
             tasks: Vec::new(),
@@ -1018,53 +1018,48 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn run(mut self) -> BrownoutRun {
-        let config = self.config;
-        let mut submissions = Arrivals::new(
-            config.submissions_per_second,
-            self.end_ms,
-            stream_rng(config.seed, 1),
-        );
-        let mut history = Arrivals::new(
-            config.history_per_second,
-            self.end_ms,
-            stream_rng(config.seed, 2),
-        );
-        let stop = self.end_ms + config.user_timeout_ms;
-        let mut boundary: Millis = 1_000;
-        let mut now: Millis = 0;
-        while now < stop {
-            while now >= boundary {
-                self.close_second(boundary);
-                boundary += 1_000;
+    /// Simulates up to `span` more milliseconds of model time (events, arrivals and the
+    /// ends of seconds); true once the run is over.
+    fn advance(&mut self, run: &mut Progress, span: Millis) -> bool {
+        let until = run.now.saturating_add(span).min(run.stop);
+        while run.now < until {
+            while run.now >= run.boundary {
+                self.close_second(run.boundary);
+                run.boundary += 1_000;
             }
+            let now = run.now;
             self.handle_events(now);
             // Arrivals come after every other event of their millisecond.
-            while submissions.peeked == Some(now) {
-                submissions.take();
+            while run.submissions.peeked == Some(now) {
+                run.submissions.take();
                 self.arrive(now, false);
             }
-            while history.peeked == Some(now) {
-                history.take();
+            while run.history.peeked == Some(now) {
+                run.history.take();
                 self.arrive(now, true);
             }
-            now = if self.pending > 0 {
+            run.now = if self.pending > 0 {
                 now + 1
             } else {
                 // Nothing scheduled: jump to the next arrival, if any.
-                match (submissions.peeked, history.peeked) {
+                match (run.submissions.peeked, run.history.peeked) {
                     (Some(a), Some(b)) => a.min(b),
-                    (a, b) => a.or(b).unwrap_or(stop),
+                    (a, b) => a.or(b).unwrap_or(run.stop),
                 }
             };
         }
-        while boundary <= self.end_ms {
-            self.close_second(boundary);
-            boundary += 1_000;
+        run.now >= run.stop
+    }
+
+    fn into_run(mut self, mut run: Progress) -> BrownoutRun {
+        while !self.advance(&mut run, Millis::MAX) {}
+        while run.boundary <= self.end_ms {
+            self.close_second(run.boundary);
+            run.boundary += 1_000;
         }
         self.tally_users();
+        let config = &self.config;
         BrownoutRun {
-            seconds: self.rows,
             breaker_first_open_s: self
                 .first_open
                 .map(|at| (at as f64 - INCIDENT_MS as f64) / 1_000.0),
@@ -1072,6 +1067,7 @@ impl<'a> Sim<'a> {
             bulkhead_threads: config.bulkhead_threads,
             queue_capacity: config.queue_capacity,
             order_threads: config.order_threads,
+            seconds: self.rows,
         }
     }
 
@@ -1376,15 +1372,88 @@ impl<'a> Sim<'a> {
     }
 }
 
+/// Where a run is: the model clock, the next second to close, the arrivals to come.
+struct Progress {
+    now: Millis,
+    stop: Millis,
+    boundary: Millis,
+    submissions: Arrivals,
+    history: Arrivals,
+}
+
+/// A run of Lab C made in slices, for a page that must not hold the browser for a whole
+/// run while a slider moves: each [`advance`](Self::advance) simulates a span of model
+/// time, and [`finish`](Self::finish) gives the run, the same as [`run`]'s.
+pub struct BrownoutSim {
+    sim: Sim,
+    progress: Progress,
+}
+
+impl BrownoutSim {
+    /// Validates `config` and sets up its run at 08:59:20.
+    pub fn new(config: &BrownoutConfig) -> Result<Self, ConfigError> {
+        config.validate()?;
+        let sim = Sim::new(config)?;
+        let progress = Progress {
+            now: 0,
+            stop: sim.end_ms + config.user_timeout_ms,
+            boundary: 1_000,
+            submissions: Arrivals::new(
+                config.submissions_per_second,
+                sim.end_ms,
+                stream_rng(config.seed, 1),
+            ),
+            history: Arrivals::new(
+                config.history_per_second,
+                sim.end_ms,
+                stream_rng(config.seed, 2),
+            ),
+        };
+        Ok(Self { sim, progress })
+    }
+
+    /// The config being run.
+    pub fn config(&self) -> &BrownoutConfig {
+        &self.sim.config
+    }
+
+    /// Simulates up to `span` more milliseconds of model time; true once it is all done.
+    pub fn advance(&mut self, span: Millis) -> bool {
+        self.sim.advance(&mut self.progress, span)
+    }
+
+    /// The run (simulating what is left, if anything).
+    pub fn finish(self) -> BrownoutRun {
+        self.sim.into_run(self.progress)
+    }
+}
+
 /// Runs Lab C (validates first; never panics on a valid config).
 pub fn run(config: &BrownoutConfig) -> Result<BrownoutRun, ConfigError> {
-    config.validate()?;
-    Ok(Sim::new(config)?.run())
+    Ok(BrownoutSim::new(config)?.finish())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_run_in_slices_is_the_run_at_once() {
+        let config = BrownoutConfig {
+            fixes: 1,
+            queue_capacity: 20,
+            seconds: 40,
+            ..BrownoutConfig::default()
+        };
+        let mut sim = BrownoutSim::new(&config).unwrap();
+        let mut slices = 0;
+        while !sim.advance(7_001) {
+            slices += 1;
+        }
+        assert!(slices > 5);
+        assert_eq!(sim.finish(), run(&config).unwrap());
+        assert!(BrownoutSim::new(&BrownoutConfig { fixes: 9, ..config }).is_err());
+    }
 
     #[test]
     fn zipf_draws_favour_the_first_ranks_and_cover_the_catalogue() {

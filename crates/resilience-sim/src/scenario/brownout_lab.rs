@@ -366,4 +366,45 @@ mod tests {
         let (_, problems) = LabSession::<BrownoutLab>::from_pairs([("fixes", "5")]);
         assert_eq!(problems.len(), 1);
     }
+
+    #[test]
+    fn a_deferred_change_keeps_the_last_run_until_its_own_is_installed() {
+        use crate::model::brownout::BrownoutSim;
+        let mut session = LabSession::<BrownoutLab>::default();
+        let before = session.run().clone().unwrap();
+        session
+            .set_deferred("queueCapacity", ControlValue::Number(20.0))
+            .unwrap();
+        assert!(session.is_pending());
+        assert_eq!(session.config().config.queue_capacity, 20);
+        assert_eq!(
+            session.run().as_ref().unwrap(),
+            &before,
+            "the last run stays"
+        );
+        // A value the model refuses is refused at once, named, and changes nothing.
+        let refused = session.set_deferred("queueCapacity", ControlValue::Number(-5.0));
+        assert!(refused.unwrap_err().to_string().contains("queueCapacity"));
+        assert_eq!(session.config().config.queue_capacity, 20);
+        // The run made in slices for an older config is dropped; its own is installed.
+        let old = BrownoutSim::new(&BrownoutConfig::default())
+            .unwrap()
+            .finish();
+        assert!(!session.install_run(&BrownoutLab::default(), old));
+        let config = session.config().clone();
+        let mut sim = BrownoutSim::new(&config.config).unwrap();
+        while !sim.advance(16_000) {}
+        let run = sim.finish();
+        assert!(session.install_run(&config, run.clone()));
+        assert!(!session.is_pending());
+        let at_once = LabSession::new(config);
+        assert_eq!(session.run(), at_once.run());
+        // A change made at once after a deferred one runs, and is not pending.
+        session
+            .set_deferred("queueCapacity", ControlValue::Number(30.0))
+            .unwrap();
+        session.set("seed", ControlValue::Number(2.0)).unwrap();
+        assert!(!session.is_pending());
+        assert_eq!(session.run().as_ref().unwrap().queue_capacity, 30);
+    }
 }

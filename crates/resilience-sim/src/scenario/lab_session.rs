@@ -320,6 +320,9 @@ pub const fn millis(min: f64, max: f64, step: f64) -> ControlKind {
 pub struct LabSession<L: LabModel> {
     config: L,
     run: Result<L::Run, ConfigError>,
+    /// The config changed by [`Self::set_deferred`] and its run is still being made
+    /// elsewhere: `run` is the previous config's until [`Self::install_run`].
+    pending: bool,
 }
 
 impl<L: LabModel> Default for LabSession<L> {
@@ -332,7 +335,11 @@ impl<L: LabModel> LabSession<L> {
     /// A session on `config`, run at once. An invalid config keeps its error as the run.
     pub fn new(config: L) -> Self {
         let run = config.run();
-        Self { config, run }
+        Self {
+            config,
+            run,
+            pending: false,
+        }
     }
 
     /// Opens the lab from a link's or the CLI's (name, value) pairs: each value is checked
@@ -380,6 +387,41 @@ impl<L: LabModel> LabSession<L> {
         self.replace(config)
     }
 
+    /// Like [`Self::set`], but without running the model: for a page that makes the run in
+    /// slices between frames (a slider dragged over a model too slow to run at once). The
+    /// model's validation still judges the value; the previous run stays until
+    /// [`Self::install_run`] brings the new one.
+    pub fn set_deferred(&mut self, name: &str, value: ControlValue) -> Result<(), ConfigError> {
+        let control = Self::control(name).ok_or_else(|| unknown::<L>(name))?;
+        let value = control.check(value)?;
+        let mut config = self.config.clone();
+        (control.set)(&mut config, value);
+        if config == self.config {
+            return Ok(());
+        }
+        config.validate()?;
+        self.config = config;
+        self.pending = true;
+        Ok(())
+    }
+
+    /// Installs `run`, made elsewhere for `config`, if that is still the session's config
+    /// (a run for a config the learner has since left is dropped). True when installed.
+    pub fn install_run(&mut self, config: &L, run: L::Run) -> bool {
+        if self.pending && *config == self.config {
+            self.run = Ok(run);
+            self.pending = false;
+            true
+        } else {
+            false
+        }
+    }
+
+    /// Whether the run shown is an earlier config's, its own being on the way.
+    pub fn is_pending(&self) -> bool {
+        self.pending
+    }
+
     /// [`Self::set`] from text, as a link or a flag writes it.
     pub fn set_text(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
         let mut config = self.config.clone();
@@ -404,12 +446,13 @@ impl<L: LabModel> LabSession<L> {
     }
 
     fn replace(&mut self, config: L) -> Result<(), ConfigError> {
-        if config == self.config {
+        if config == self.config && !self.pending {
             return Ok(());
         }
         let run = config.run()?;
         self.config = config;
         self.run = Ok(run);
+        self.pending = false;
         Ok(())
     }
 }
