@@ -35,3 +35,31 @@ for (const [name, viewport] of [
     await page.close();
   });
 }
+
+// dist/ is a static site to copy anywhere: served from a folder above it (a path prefix,
+// no rewrites), every asset loads and the demo of the link opens.
+test('the release build works under a path prefix: /dist/?demo=5', async () => {
+  const { spawn } = await import('node:child_process');
+  const root = new URL('..', import.meta.url).pathname;
+  const server = spawn(process.execPath, [new URL('../scripts/serve-dist.mjs', import.meta.url).pathname, root, '0']);
+  try {
+    const port = await new Promise((resolve, reject) => {
+      let out = '';
+      server.stdout.on('data', (d) => {
+        out += d;
+        const m = out.match(/serving http:\/\/127\.0\.0\.1:(\d+)\//);
+        if (m) resolve(m[1]);
+      });
+      server.on('exit', () => reject(new Error(`the server stopped: ${out}`)));
+    });
+    const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, `http://127.0.0.1:${port}/dist/?demo=5`);
+    await page.getByTestId('demo-heading').waitFor();
+    assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 5: /);
+    await page.getByTestId('demo-link').nth(11).click();
+    await page.waitForFunction(() => location.pathname === '/dist/' && location.search.startsWith('?demo=12'));
+    assert.deepEqual(problems, []);
+    await page.close();
+  } finally {
+    server.kill();
+  }
+});
