@@ -82,10 +82,11 @@
 
 use std::collections::VecDeque;
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use super::{stream_rng, vary};
 use crate::error::{check_range, ConfigError};
 use crate::policy::bulkhead::{ThreadPoolAdmission, ThreadPoolBulkhead, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::{
@@ -835,11 +836,6 @@ fn wheel_len(config: &BrownoutConfig) -> usize {
     (longest as usize + 2).next_power_of_two()
 }
 
-/// Distinct seeded generators for the streams of a run.
-fn stream_rng(seed: u64, stream: u64) -> Pcg64Mcg {
-    Pcg64Mcg::seed_from_u64(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
-}
-
 /// Zipf popularity over `products` ranks, drawn by inverting its cumulative table. A guide
 /// table (Chen and Asau) says where to start looking for each of `products` equal slices
 /// of `[0, 1)`, so a draw takes one or two steps instead of a binary search, with the same
@@ -884,12 +880,6 @@ impl Catalogue {
         }
         i as u32
     }
-}
-
-/// `ms` within ±[`JITTER_PERCENT`], uniformly, at least 1 ms.
-fn jittered(ms: Millis, rng: &mut Pcg64Mcg) -> Millis {
-    let spread = ms * JITTER_PERCENT / 100;
-    rng.random_range(ms - spread..=ms + spread).max(1)
 }
 
 struct Sim {
@@ -1160,7 +1150,11 @@ impl Sim {
     /// A request gets an `order` thread and starts its local work.
     fn start(&mut self, now: Millis, id: u32) {
         self.order_busy += 1;
-        let work = jittered(self.config.local_work_ms, &mut self.latencies);
+        let work = vary(
+            self.config.local_work_ms,
+            JITTER_PERCENT,
+            &mut self.latencies,
+        );
         self.schedule(now + work, WORK_DONE, id);
     }
 
@@ -1249,7 +1243,7 @@ impl Sim {
         } else {
             self.config.pricing_ms
         };
-        let latency = jittered(nominal, &mut self.latencies);
+        let latency = vary(nominal, JITTER_PERCENT, &mut self.latencies);
         self.schedule(now + latency, TASK_DONE, task);
     }
 

@@ -69,10 +69,11 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use rand::{RngExt, SeedableRng};
+use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use super::vary;
 use crate::error::ConfigError;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead, WaiterId};
 use crate::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig, State};
@@ -692,11 +693,6 @@ impl Sim {
         }
     }
 
-    fn jittered(&mut self, ms: Millis) -> Millis {
-        let spread = ms / 5;
-        self.rng.random_range(ms - spread..=ms + spread).max(1)
-    }
-
     fn run(mut self) -> CheckoutRun {
         let length = self.config.scenario.length_ms();
         // Arrivals: captures every 100 ms, quotes every 50 ms.
@@ -980,7 +976,7 @@ impl Sim {
         let duration = if outcome == Outcome::ReadTimeout {
             base
         } else {
-            self.jittered(base)
+            vary(base, 20, &mut self.rng)
         };
         let dep = dep_index(dependency);
         self.stacks[dep].provider_requests += 1;

@@ -139,10 +139,11 @@
 use std::cmp::Reverse;
 use std::collections::{BinaryHeap, VecDeque};
 
-use rand::{RngExt, SeedableRng};
+use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
+use super::stream_rng;
 use crate::error::{check_range, ConfigError};
 use crate::policy::bulkhead::{
     Admission, BulkheadConfig, SemaphoreBulkhead, ThreadPoolAdmission, ThreadPoolBulkhead,
@@ -634,11 +635,6 @@ fn exp_neg(x: f64) -> f64 {
         sum += term;
     }
     sum
-}
-
-/// Distinct seeded generators for the streams of a run.
-fn stream_rng(seed: u64, stream: u64) -> Pcg64Mcg {
-    Pcg64Mcg::seed_from_u64(seed ^ stream.wrapping_mul(0x9E37_79B9_7F4A_7C15))
 }
 
 /// The arrivals of one endpoint, generated lazily in time order, each with the jitter of
