@@ -1263,12 +1263,8 @@ mod tests {
     use super::*;
 
     fn run_of(link: &[(&str, &str)]) -> (BrownoutConfig, BrownoutRun) {
-        let (session, problems) = LabSession::<BrownoutLab>::from_pairs(link.iter().copied());
-        assert!(problems.is_empty(), "{problems:?}");
-        (
-            session.config().config.clone(),
-            session.run().clone().unwrap(),
-        )
+        let (lab, run) = super::super::labs::opened::<BrownoutLab>(link);
+        (lab.config, run)
     }
 
     fn ladder_of(config: &BrownoutConfig) -> Ladder {

@@ -559,15 +559,10 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
 #[cfg(test)]
 mod tests {
     use super::*;
-    use resilience_sim::scenario::lab_session::LabSession;
 
     fn run_of(link: &[(&str, &str)]) -> (CheckoutConfig, CheckoutRun) {
-        let (session, problems) = LabSession::<CheckoutLab>::from_pairs(link.iter().copied());
-        assert!(problems.is_empty(), "{problems:?}");
-        (
-            session.config().config.clone(),
-            session.run().clone().unwrap(),
-        )
+        let (lab, run) = super::super::labs::opened::<CheckoutLab>(link);
+        (lab.config, run)
     }
 
     #[test]

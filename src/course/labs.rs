@@ -153,6 +153,15 @@ pub fn LabFrame(
     }
 }
 
+/// A lab opened from a link that must be valid, and its run (for the pages' tests).
+#[cfg(test)]
+pub(crate) fn opened<L: LabModel>(link: &[(&str, &str)]) -> (L, L::Run) {
+    let (session, problems) = LabSession::<L>::from_pairs(link.iter().copied());
+    assert!(problems.is_empty(), "{problems:?}");
+    let run = session.run().clone().expect("a valid link runs");
+    (session.config().clone(), run)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

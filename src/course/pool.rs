@@ -362,15 +362,10 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use resilience_sim::scenario::lab_session::LabSession;
 
     fn run_of(link: &[(&str, &str)]) -> (SharedPoolConfig, SharedPoolRun) {
-        let (session, problems) = LabSession::<PoolLab>::from_pairs(link.iter().copied());
-        assert!(problems.is_empty(), "{problems:?}");
-        (
-            session.config().config.clone(),
-            session.run().clone().unwrap(),
-        )
+        let (lab, run) = super::super::labs::opened::<PoolLab>(link);
+        (lab.config, run)
     }
 
     fn cells_of(html: &str) -> Vec<&str> {
