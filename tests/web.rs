@@ -992,8 +992,22 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
         1,
         "one request: {payment}"
     );
-    // The current row: CAPTURED 0, DECLINED 0, UNCERTAIN 22, NOT_SENT 578.
-    assert!(page.text("saga-table").contains("lost-response0022578"));
+    // The current row: nothing captured or declined, and each UNCERTAIN capture made one
+    // provider request (CAPTURED, DECLINED, UNCERTAIN, NOT_SENT, requests, breaker).
+    let cells: Vec<String> = {
+        let row = page
+            .one("saga-table")
+            .query_selector_all("tr.current td")
+            .unwrap();
+        (0..row.length())
+            .filter_map(|i| row.item(i))
+            .map(|n| n.text_content().unwrap_or_default())
+            .collect()
+    };
+    assert_eq!(cells.len(), 6, "{cells:?}");
+    assert_eq!((cells[0].as_str(), cells[1].as_str()), ("0", "0"));
+    assert_eq!(cells[2], cells[4], "one request per UNCERTAIN capture");
+    assert_ne!(cells[2], "0");
 
     // The quoter stalls: with one shared bulkhead, payment's breaker opens.
     page.choose("lab-control-scenario", "quoter-stall").await;
