@@ -71,6 +71,7 @@ const TEXTS: [DemoText; 7] = [
 pub mod labs;
 pub mod pool;
 pub mod sandbox;
+pub mod teacher;
 
 /// What the page says around a lab (Demos 8-13).
 pub struct LabText {

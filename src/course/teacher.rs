@@ -1,0 +1,338 @@
+//! Teacher notes per numbered demo (issue 13): learning objectives, the expected answer to
+//! the page's predict question and why, one discussion question, the time a class needs and
+//! common misconceptions. Shown in each demo's collapsible "For teachers" section and on the
+//! printable course overview. Plain text (the UI escapes it); the facts and figures are those
+//! of ../shared/spec/ (01-tick-model.md for Demos 1-7, 02-retry-labs.md for 8-9,
+//! 03-incident-labs.md for 10-13).
+
+pub struct TeacherNotes {
+    /// What a learner can do after the demo, each starting with a verb.
+    pub objectives: &'static [&'static str],
+    /// The expected answer to the page's predict question (the question itself is the page's
+    /// `predict` text, not repeated here).
+    pub answer: &'static str,
+    /// Why, from the run's own figures.
+    pub reasoning: &'static str,
+    pub discussion: &'static str,
+    /// Minutes a class needs for the demo, predict and discussion included.
+    pub minutes: u32,
+    pub misconceptions: &'static [&'static str],
+}
+
+/// The notes of demo `demo` (1 to 13), `None` for any other number.
+pub fn notes(demo: u32) -> Option<&'static TeacherNotes> {
+    NOTES.get(demo.checked_sub(1)? as usize)
+}
+
+const NOTES: [TeacherNotes; 13] = [
+    // 1: Errors trip the breaker
+    TeacherNotes {
+        objectives: &[
+            "Trace how a COUNT_BASED window of 4 fills with failures until the breaker opens.",
+            "Explain why a call the open breaker refuses costs no thread and no time.",
+        ],
+        answer: "It opens at t = 3. The calls it refuses from then on take no thread: they fail at once with CallNotPermittedException and are not recorded.",
+        reasoning: "The calls sent at t = 1 and t = 2 come back as errors one tick later, so at t = 3 the window holds 4 failures: minimumNumberOfCalls (4) is reached and 100 % is above the 50 % threshold. The breaker is asked before the pool, so a refused call never reaches it.",
+        discussion: "The page still shows recommendations while the breaker is open. Where do they come from, and what could the page do if payment failed, which has no fallback?",
+        minutes: 10,
+        misconceptions: &[
+            "The breaker opens on the first failure. It judges nothing until the window holds minimumNumberOfCalls outcomes.",
+            "An open breaker still calls the service and hides the error. It sends nothing.",
+        ],
+    },
+    // 2: Half-open: it is back
+    TeacherNotes {
+        objectives: &[
+            "Describe what HALF_OPEN lets through: 2 trial calls, the rest refused.",
+            "Predict from the trials' outcomes whether the breaker closes or opens again.",
+        ],
+        answer: "It closes, at t = 6 itself, and starts a fresh window.",
+        reasoning: "The breaker opened at t = 3 and waits 3 ticks, so at t = 6 it is HALF_OPEN and that tick's 2 recommendations calls are the trials (permittedNumberOfCallsInHalfOpenState 2). Both answer within the tick: 0 % failures is below 50 %, so CLOSED.",
+        discussion: "Why not simply close after the wait, or send all traffic as the trial? What would each do to a service that has only just come back?",
+        minutes: 8,
+        misconceptions: &[
+            "After the wait the breaker closes by itself. Only the trials' outcomes close it.",
+            "HALF_OPEN lets all traffic through. It sends 2 trials and refuses the rest.",
+        ],
+    },
+    // 3: Half-open: still broken
+    TeacherNotes {
+        objectives: &[
+            "Trace the cycle OPEN, HALF_OPEN, OPEN while the dependency stays down.",
+            "Compute when the next trials are sent from the wait and the trials' answers.",
+        ],
+        answer: "It opens again at t = 7, when the trials' errors arrive, and tries again at t = 10, when it is HALF_OPEN for 2 new trials.",
+        reasoning: "The 2 trials sent at t = 6 fail one tick later: 2 failures of 2 is 100 %, at or above 50 %, so OPEN at t = 7 with a new 3-tick wait, 7 + 3 = 10. The broken service now gets 2 calls every 4 ticks instead of 2 every tick.",
+        discussion: "Resilience4j can make the wait grow with each reopening (waitIntervalFunctionInOpenState). When would you want that, and what does it cost once the service is back?",
+        minutes: 8,
+        misconceptions: &[
+            "Failed trials send the breaker back to CLOSED to count again. It goes straight back to OPEN for another full wait.",
+        ],
+    },
+    // 4: Slow service, no protection
+    TeacherNotes {
+        objectives: &[
+            "Explain how a slow dependency exhausts a shared thread pool.",
+            "Trace a cascading failure to a healthy service that shares the pool.",
+            "Compare a slow dependency with one that is down.",
+        ],
+        answer: "Yes: 4 payments fail, at t = 3, 4, 5 and 6, although payment itself is healthy.",
+        reasoning: "Each tick 2 recommendations calls take a thread and hold it for the 3-tick timeout: 2, 4, then 6 threads after t = 1, 2, 3. From t = 3 on, the 2 recommendations calls take the threads freed in each tick before payment arrives, and payment finds none free.",
+        discussion: "Would a timeout of 1 tick or of 10 ticks change the result? What would 2 retries on recommendations do?",
+        minutes: 10,
+        misconceptions: &[
+            "Down is the worst case. An error frees its thread after one tick; a slow call holds it for the whole timeout.",
+            "A healthy service cannot fail because of another one. Here both share the same 6 threads.",
+        ],
+    },
+    // 5: Slow service, circuit breaker
+    TeacherNotes {
+        objectives: &[
+            "Explain why a breaker reacts late to a slow dependency.",
+            "Trace the threads draining after the breaker opens.",
+        ],
+        answer: "No. Payments still fail at t = 3 and t = 4; the breaker opens at t = 5, and from then on payment succeeds while the threads drain.",
+        reasoning: "At t = 3 nothing has been recorded, and at t = 4 the window holds only the 2 timeouts of the t = 1 calls, fewer than minimumNumberOfCalls (4). At t = 5 the t = 2 timeouts make 4 failures: OPEN, and recommendations holds 4, then 2 threads.",
+        discussion: "What would let the breaker act before t = 3: a shorter timeout, a smaller minimumNumberOfCalls, a slow-call threshold? What does each cost?",
+        minutes: 10,
+        misconceptions: &[
+            "A breaker protects from the first slow call. Each failure takes a whole timeout to arrive, and it needs 4 of them.",
+            "Opening frees the threads at once. Calls already sent keep theirs until they time out.",
+        ],
+    },
+    // 6: Bulkhead
+    TeacherNotes {
+        objectives: &[
+            "Explain how a bulkhead keeps one slow dependency from taking every thread.",
+            "Recognise that a bulkhead still sends calls to a broken service.",
+        ],
+        answer: "No payment fails. Yes: recommendations keeps sending calls to the slow service, at most 3 at a time; the calls over the cap are rejected at once with BulkheadFullException.",
+        reasoning: "maxConcurrentCalls 3 caps recommendations at 3 of the 6 threads (2, 3, 3, 3, 3, 3), so payment always has its own 3. Each timeout frees a permit, and the next recommendations call takes it and waits another 3 ticks.",
+        discussion: "The page keeps working but keeps paying for calls that cannot succeed. How would you notice that in production, and what would you add?",
+        minutes: 10,
+        misconceptions: &[
+            "A bulkhead stops calls to a broken service. It only limits how many run at once.",
+        ],
+    },
+    // 7: Breaker and bulkhead together
+    TeacherNotes {
+        objectives: &[
+            "Explain what the bulkhead and the breaker each contribute, and when.",
+            "Trace how the bulkhead's rejections make the breaker open sooner.",
+        ],
+        answer: "The bulkhead acts first: it caps recommendations at 3 threads and rejects its first call at t = 2. The breaker opens at t = 4, and recommendations holds no thread from t = 5.",
+        reasoning: "The breaker records the bulkhead's rejections as failures (1 at t = 2, 2 at t = 3); the first timeout at t = 4 fills the window of 4: OPEN, a tick sooner than the breaker alone. Threads held: 2, 3, 3, 1, 0, 0.",
+        discussion: "Production configs usually put BulkheadFullException in ignoreExceptions. How would this run change, and why might you still want that?",
+        minutes: 12,
+        misconceptions: &[
+            "The two are redundant, so pick one. The bulkhead limits the damage at once; the breaker then stops the waste.",
+            "Retrying a refused call helps. Retry outside the breaker and never retry CallNotPermittedException.",
+        ],
+    },
+    // 8: Retries can keep a system down
+    TeacherNotes {
+        objectives: &[
+            "Explain how retries can hold a provider down after the trigger is gone (metastable failure).",
+            "Distinguish spreading retries (backoff, jitter) from capping them (attempts, a retry budget).",
+        ],
+        answer: "Grey (no retries) gets its successes back the moment the provider is healthy at 15 s, and blue (the budget) right after. Red (3 retries) does not: it stays degraded to the end of the run.",
+        reasoning: "Demand is 1,000 requests/s against a capacity of 1,200/s. Red offers up to 4 calls per request; an overloaded provider wastes work, fewer calls succeed, and the failures return as retries, keeping the load above capacity. The budget lets retries add at most 10 %: 1,100 calls/s, under the capacity.",
+        discussion: "Which retry settings in your own systems have no cap on the extra load they can add, and how would you find out before an incident?",
+        minutes: 15,
+        misconceptions: &[
+            "Backoff and jitter cure it. They move retries in time, but every retry still happens; only a cap lowers the load.",
+            "Once the cause is fixed, the system recovers by itself.",
+        ],
+    },
+    // 9: Jitter against synchronized waves
+    TeacherNotes {
+        objectives: &[
+            "Explain why clients that fail together and back off alike retry together.",
+            "Compare the waves without jitter with the spread of full jitter.",
+        ],
+        answer: "They come back in waves at 1, 3, 7 and 15 s, and 250 clients are still waiting after 15 s. With full jitter the retries spread out: nearly everyone is served within about 1.5 s, with fewer calls in all.",
+        reasoning: "Every refused client waits the same 1, 2, 4, 8 s, so they return together; each wave gets 150 served and the rest refused: 1,000, 850, 700, 550, 400, leaving 250. Full jitter draws each wait in [0, backoff], so the 850 arrive over a second, about 85 per 100 ms against 150.",
+        discussion: "The server sat idle between the waves while clients waited. Where do many of your clients fail at the same instant: deploys, failovers, cache expiry?",
+        minutes: 12,
+        misconceptions: &[
+            "Exponential backoff alone spreads the load. Without jitter it only widens the gaps between identical waves.",
+            "Jitter limits the load. It spreads retries; only a cap on attempts limits them.",
+        ],
+    },
+    // 10: The breaker sandbox
+    TeacherNotes {
+        objectives: &[
+            "Apply minimumNumberOfCalls and an inclusive threshold to tell when a breaker opens.",
+            "Predict which call after waitDurationInOpenState becomes a HALF_OPEN trial.",
+        ],
+        answer: "No: 9 outcomes are fewer than minimumNumberOfCalls (10), so no rate is computed and it stays CLOSED. One more failure makes 5 of 10 = 50 %, at the threshold: it opens at once. The next call gets through only when sent strictly after the 10 s wait, as the first of 3 trials.",
+        reasoning: "Thresholds are inclusive and checked after every recorded outcome, never on a timer. OPEN refuses calls with CallNotPermittedException; without automatic transition, the first call after the wait makes it HALF_OPEN.",
+        discussion: "Which answers of your dependencies are not failures (a 404, a decline)? What does a storm of them do to a breaker that does not ignore them?",
+        minutes: 15,
+        misconceptions: &[
+            "The breaker opens once half the calls so far have failed. Nothing is judged before minimumNumberOfCalls.",
+            "After the wait the breaker turns HALF_OPEN by itself. Here the next call does it.",
+        ],
+    },
+    // 11: One pool of 24 threads, and a bulkhead of 8
+    TeacherNotes {
+        objectives: &[
+            "Apply Little's law to estimate the threads a slow dependency needs.",
+            "Explain how a semaphore bulkhead isolates an endpoint that never calls the vendor.",
+        ],
+        answer: "Without a bulkhead /fast goes down too: the stuck /drm calls take all 24 threads and /fast waits for one until its clients give up. With a bulkhead of 8, /drm degrades alone and /fast keeps serving on the other 16 threads.",
+        reasoning: "By Little's law /drm needs 50/s x 5 s = 250 threads once the vendor is slow (50 x 0.1 s = 5 before), against 24. The bulkhead lets at most 8 wait on the vendor and refuses the rest at once with BulkheadFullException, which frees their threads.",
+        discussion: "How would you size a bulkhead per vendor, and what should /drm users see when theirs is full?",
+        minutes: 12,
+        misconceptions: &[
+            "An endpoint that never calls the vendor is safe. It shares the pool and waits behind the stuck threads.",
+            "A thread-pool bulkhead protects the same way. If the caller waits for the answer, queued calls still hold request threads.",
+        ],
+    },
+    // 12: The 09:00 pricing brownout
+    TeacherNotes {
+        objectives: &[
+            "Identify which mechanism of a protection stack turns a slow dependency into an outage.",
+            "Compare what each fix does for users with what it does for the system.",
+        ],
+        answer: "The bulkhead, as configured: its queue of 200 holds order's own request threads, so order runs out of threads and order history fails with the submissions. (With a queue of 20 the retries become the worst.)",
+        reasoning: "At 4 s a call, 20 threads admit 5 pricing calls/s; Little's law asks for 250 x 4 s = 1,000 in flight. 20 running plus 200 queued is more than order's 200 threads. The breaker never opens: pricing returns no errors.",
+        discussion: "A 300 ms timeout saves order and pricing but no user gets a price once the cache is 30 s old. What would you watch to see that difference?",
+        minutes: 25,
+        misconceptions: &[
+            "More protection is always safer. Each mechanism did what it was told, and together they took down the whole service.",
+            "A breaker catches a brownout. One that counts errors only never opens on a slow dependency that returns none.",
+        ],
+    },
+    // 13: Payment and shipping: what counts as a failure
+    TeacherNotes {
+        objectives: &[
+            "Classify outcomes as answers, failures or unknown before choosing retries and fallbacks.",
+            "Explain why a read timeout on a capture ends UNCERTAIN and is never retried.",
+        ],
+        answer: "Decline storm: the breaker stays CLOSED, nothing retried. Quoter stall: no payment permit taken, no capture lost. Connection reset: at most 2 requests a capture, until the breaker opens on 10 failures; later captures are NOT_SENT. Lost response: 1 request, UNCERTAIN. Provider timeouts: it opens on the 10th timeout (captures in flight still end UNCERTAIN); the next is refused, NOT_SENT. Game day: shipping's breaker opens; the decline does not count.",
+        reasoning: "Declines are in ignoreExceptions on the breaker and the retry. Only a connect failure is retried, once: after a read timeout the provider may have captured, so the saga reconciles by the idempotency key. The breaker judges from minimumNumberOfCalls 10 at 50 %; each dependency has its own bulkhead.",
+        discussion: "Which of your provider's outcomes are answers, failures or unknown, and who reconciles the unknown?",
+        minutes: 20,
+        misconceptions: &[
+            "A fallback may report the payment as done. Only the provider's answer can say CAPTURED.",
+            "A read timeout is safe to retry. The capture may have happened.",
+        ],
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resilience_sim::scenario::catalogue::course;
+
+    fn strings(n: &TeacherNotes) -> Vec<&'static str> {
+        let mut all = vec![n.answer, n.reasoning, n.discussion];
+        all.extend(n.objectives.iter().copied());
+        all.extend(n.misconceptions.iter().copied());
+        all
+    }
+
+    #[test]
+    fn every_demo_of_the_course_has_complete_notes() {
+        let mut count = 0;
+        for (number, title) in course() {
+            let n = notes(number).unwrap_or_else(|| panic!("no notes for Demo {number}: {title}"));
+            assert!(
+                (5..=30).contains(&n.minutes),
+                "Demo {number}: {} minutes",
+                n.minutes
+            );
+            assert!(
+                (2..=3).contains(&n.objectives.len()),
+                "Demo {number}: objectives"
+            );
+            assert!(
+                (1..=2).contains(&n.misconceptions.len()),
+                "Demo {number}: misconceptions"
+            );
+            for s in strings(n) {
+                assert!(!s.trim().is_empty(), "Demo {number}: an empty field");
+                assert!(
+                    !s.contains(['<', '>', '&']),
+                    "Demo {number}: markup in {s:?}"
+                );
+            }
+            count += 1;
+        }
+        assert_eq!(count, NOTES.len());
+        assert!(notes(0).is_none() && notes(14).is_none());
+    }
+
+    #[test]
+    fn the_notes_stay_within_their_size_budget() {
+        let mut total = 0;
+        for (number, _) in course() {
+            let size: usize = strings(notes(number).unwrap())
+                .iter()
+                .map(|s| s.len())
+                .sum();
+            assert!(size <= 1_400, "Demo {number}: {size} characters");
+            total += size;
+        }
+        println!("teacher notes: {total} characters in all");
+        assert!(total <= 13 * 1_000, "{total} characters in all");
+    }
+
+    fn answer(demo: u32) -> &'static str {
+        notes(demo).unwrap().answer
+    }
+
+    #[test]
+    fn the_tick_demos_answers_state_the_specs_ticks() {
+        // 01-tick-model.md, "Failing recommendations with the circuit breaker": "opens at
+        // t = 3 (4 failures recorded), HALF_OPEN at t = 6"; "still failing: ... OPEN again at
+        // t = 7, HALF_OPEN again at t = 10"; "recovered from t = 6 ...: CLOSED at t = 6".
+        assert!(answer(1).contains("t = 3"));
+        assert!(answer(2).contains("closes") && answer(2).contains("t = 6"));
+        assert!(answer(3).contains("t = 7") && answer(3).contains("t = 10"));
+        // 01-tick-model.md, "The table every implementation must reproduce", row "none":
+        // payment calls failed "4 (t = 3, 4, 5, 6)".
+        assert!(answer(4).contains("4 payments fail, at t = 3, 4, 5 and 6"));
+        // Same table, row "circuit breaker": payment failed "2 (t = 3, 4)", "opens at t = 5".
+        assert!(answer(5).contains("t = 3 and t = 4") && answer(5).contains("opens at t = 5"));
+        // Row "bulkhead": payment calls failed "0".
+        assert!(answer(6).starts_with("No payment fails"));
+        // Row "breaker + bulkhead": "opens at t = 4"; threads "2, 3, 3, 1, 0, 0" (none
+        // after t = 5).
+        assert!(answer(7).contains("opens at t = 4") && answer(7).contains("from t = 5"));
+    }
+
+    #[test]
+    fn the_labs_answers_state_the_specs_figures() {
+        // 02-retry-labs.md, Lab B: waves "at 0, 1, 3, 7 and 15 s" and "**250** clients are
+        // still waiting after the slot at 15 s"; full jitter: "about 1.5 s".
+        assert!(answer(9).contains("1, 3, 7 and 15 s") && answer(9).contains("250 clients"));
+        assert!(answer(9).contains("1.5 s"));
+        // 03-incident-labs.md, Lab D: "a shared request pool of 24 threads", "a semaphore
+        // bulkhead of 8".
+        assert!(answer(11).contains("24 threads") && answer(11).contains("bulkhead of 8"));
+        // 03-incident-labs.md, Lab C: "a bulkhead of 20 threads ... and a queue of 200" on
+        // `order`'s "pool of 200 request threads".
+        assert!(answer(12).starts_with("The bulkhead") && answer(12).contains("queue of 200"));
+        // 03-incident-labs.md, Lab E: payment breaker "minimumNumberOfCalls 10"; "a connect
+        // failure may be retried once" (2 requests); a read timeout records UNCERTAIN.
+        assert!(answer(13).contains("10 failures") && answer(13).contains("at most 2 requests"));
+        assert!(answer(13).contains("UNCERTAIN"));
+    }
+
+    #[test]
+    fn the_sandbox_answer_matches_the_sandbox_breaker() {
+        // The page's own settings (Demo 10's intro; 03-incident-labs.md Lab F leaves them to
+        // the page): window 10, judged from 10 calls, 50 %, 10 s wait, 3 trials.
+        let c = resilience_sim::scenario::sandbox::sandbox_defaults();
+        assert_eq!(
+            (c.minimum_number_of_calls, c.wait_duration_in_open_state),
+            (10, 10_000)
+        );
+        assert_eq!(c.permitted_number_of_calls_in_half_open_state, 3);
+        assert!(answer(10).contains("minimumNumberOfCalls (10)"));
+        assert!(answer(10).contains("5 of 10 = 50 %") && answer(10).contains("10 s wait"));
+        assert!(answer(10).contains("3 trials"));
+    }
+}
