@@ -99,6 +99,10 @@ pub fn parse_breaker_script(json: &str) -> Result<BreakerScript, String> {
     })
 }
 
+/// The most timer instants one `advance_ms` may fire (an OPEN wait and a HALF_OPEN limit of
+/// 1 ms each over an advance of 10^12 ms would otherwise loop 10^12 times).
+pub const MAX_TIMERS_PER_STEP: u32 = 1_000_000;
+
 /// Runs a script on a fresh breaker (an invalid config is refused before any step).
 pub fn run_breaker_script(script: &BreakerScript) -> Result<Vec<StepReport>, ConfigError> {
     let mut breaker = CircuitBreaker::new(script.config.clone())?;
@@ -121,8 +125,16 @@ pub fn run_breaker_script(script: &BreakerScript) -> Result<Vec<StepReport>, Con
                     exception,
                 } => breaker.on_error(now, *duration_ms, exception),
                 BreakerStep::AdvanceMs(ms) => {
-                    now = now.saturating_add(*ms);
-                    breaker.advance_to(now);
+                    let to = now.saturating_add(*ms);
+                    match breaker.advance_to_bounded(to, MAX_TIMERS_PER_STEP) {
+                        Ok(()) => now = to,
+                        Err(stopped) => {
+                            now = stopped;
+                            error = Some(format!(
+                                "the breaker's timers would fire more than {MAX_TIMERS_PER_STEP} times in this advance: the clock stopped at {stopped} ms"
+                            ));
+                        }
+                    }
                 }
                 BreakerStep::Transition(to) => {
                     if let Err(e) = breaker.transition_to(*to, now) {

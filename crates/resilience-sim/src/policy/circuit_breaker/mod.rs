@@ -344,8 +344,9 @@ pub struct CircuitBreaker {
     events: Vec<CircuitBreakerEvent>,
     record_events: bool,
     wait_memo: WaitMemo,
-    /// When the next timer fires (`Millis::MAX` when none is armed).
-    timer_due: Millis,
+    /// When the next timer fires; `None` when none is armed (not a sentinel time: a clock
+    /// may reach `Millis::MAX`, and a timer there must not fire).
+    timer_due: Option<Millis>,
     trip_counts: TripCounts,
     /// Each exception name seen so far, classified (ignored, recorded). The lists never
     /// change during a breaker's life, and matching a name through the class hierarchy on
@@ -380,7 +381,7 @@ impl CircuitBreaker {
             events: Vec::new(),
             record_events: true,
             wait_memo: WaitMemo::default(),
-            timer_due: Millis::MAX,
+            timer_due: None,
             trip_counts: TripCounts::NONE,
             classified: Vec::new(),
         })
@@ -444,17 +445,32 @@ impl CircuitBreaker {
         if now < self.now {
             return;
         }
-        if now >= self.timer_due {
+        if self.timer_due.is_some_and(|due| now >= due) {
             self.fire_timers(now);
         }
         self.now = now;
         self.window.roll_to(now);
     }
 
+    /// [`Self::advance_to`] with a bound on the work: at most `max_timers` timer instants
+    /// fire. When more would fire before `now` (waits of a millisecond over an advance of
+    /// years), the clock stops after the last one that fired and `Err` gives that instant.
+    pub fn advance_to_bounded(&mut self, now: Millis, max_timers: u32) -> Result<(), Millis> {
+        let mut fired = 0;
+        while let Some(due) = self.timer_due.filter(|&due| due <= now) {
+            if fired == max_timers {
+                return Err(self.now);
+            }
+            self.advance_to(due);
+            fired += 1;
+        }
+        self.advance_to(now);
+        Ok(())
+    }
+
     #[cold]
     fn fire_timers(&mut self, now: Millis) {
-        while self.timer_due <= now {
-            let at = self.timer_due;
+        while let Some(at) = self.timer_due.filter(|&due| due <= now) {
             self.now = at;
             match self.state {
                 State::Open => self.enter(State::HalfOpen, at),
@@ -463,9 +479,15 @@ impl CircuitBreaker {
                     self.enter(to, at);
                 }
                 _ => {
-                    self.timer_due = Millis::MAX;
+                    self.timer_due = None;
                     break;
                 }
+            }
+            // The clock ends at `Millis::MAX`: every wait from there saturates to the same
+            // instant, and a timer that re-arms where it fired would fire for ever.
+            if at == Millis::MAX && self.timer_due == Some(at) {
+                self.timer_due = None;
+                break;
             }
         }
     }
@@ -744,6 +766,7 @@ impl CircuitBreaker {
     /// objects do, and reports the transition unless it is to the same state.
     fn enter(&mut self, to: State, at: Millis) {
         let from = self.state;
+        let mut zero_wait = false;
         match to {
             State::Closed | State::MetricsOnly => {
                 self.window.reset(closed_window_kind(&self.config), at);
@@ -761,6 +784,7 @@ impl CircuitBreaker {
                     .config
                     .wait_in_open_state_memo(self.attempts, &mut self.wait_memo);
                 self.open_until = at.saturating_add(wait);
+                zero_wait = wait == 0;
             }
             State::HalfOpen => {
                 let permitted = self.config.permitted_number_of_calls_in_half_open_state;
@@ -786,15 +810,16 @@ impl CircuitBreaker {
         }
         self.state = to;
         self.entered_at = at;
-        self.timer_due = self.next_timer().unwrap_or(Millis::MAX);
+        self.timer_due = self.next_timer();
         if from != to && self.publishing(true) {
             self.events
                 .push(CircuitBreakerEvent::StateTransition { at, from, to });
         }
         // A wait of 0 ms (an interval function can shrink to it) with the automatic
         // transition: Resilience4j's timer fires at once.
+        // (Not `open_until <= at`: at the clock's end every wait saturates to `at`.)
         if to == State::Open
-            && self.open_until <= at
+            && zero_wait
             && self
                 .config
                 .automatic_transition_from_open_to_half_open_enabled

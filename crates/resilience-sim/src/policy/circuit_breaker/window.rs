@@ -182,8 +182,9 @@ pub struct SlidingWindow {
     buckets: Vec<Slot>,
     head: usize,
     /// TIME_BASED: the first instant of the next second (the window must move when `now`
-    /// reaches it); `Millis::MAX` for other windows.
-    roll_at: Millis,
+    /// reaches it); `None` for other windows, which never move (not a sentinel time: every
+    /// time, `Millis::MAX` included, is a time a clock may reach).
+    roll_at: Option<Millis>,
 }
 
 impl SlidingWindow {
@@ -196,7 +197,7 @@ impl SlidingWindow {
             next: 0,
             buckets: Vec::new(),
             head: 0,
-            roll_at: Millis::MAX,
+            roll_at: None,
         };
         window.reset(kind, now);
         window
@@ -210,11 +211,11 @@ impl SlidingWindow {
         self.head = 0;
         self.cells.clear();
         self.buckets.clear();
-        self.roll_at = Millis::MAX;
+        self.roll_at = None;
         match kind {
-            WindowKind::CountBased(size) => {
-                self.cells.resize(size.max(1) as usize, WindowCell::Success);
-            }
+            // The ring grows as outcomes arrive: a breaker entering HALF_OPEN 500 times a
+            // tick with a window of a million trials must not write a million cells each time.
+            WindowKind::CountBased(_) => {}
             WindowKind::TimeBased(seconds) => {
                 // As in Resilience4j, bucket i starts stamped with the current second + i;
                 // only the head (the current second) matters until the window moves.
@@ -224,7 +225,7 @@ impl SlidingWindow {
                         epoch_second: second + i,
                         totals: Packed::default(),
                     }));
-                self.roll_at = next_second(second);
+                self.roll_at = Some(next_second(second));
             }
             WindowKind::Empty => {}
         }
@@ -255,18 +256,21 @@ impl SlidingWindow {
     #[inline(always)]
     pub fn record(&mut self, now: Millis, cell: WindowCell) -> Snapshot {
         match self.kind {
-            WindowKind::CountBased(_) => {
-                let size = self.cells.len();
-                if self.total.calls() as usize == size {
+            WindowKind::CountBased(size) => {
+                let size = size.max(1) as usize;
+                if self.cells.len() < size {
+                    // Still filling: the oldest outcome stays at index 0 (`next`).
+                    self.cells.push(cell);
+                } else {
                     let oldest = self.cells[self.next];
                     self.total.remove(oldest);
+                    self.cells[self.next] = cell;
+                    self.next += 1;
+                    if self.next == size {
+                        self.next = 0;
+                    }
                 }
-                self.cells[self.next] = cell;
                 self.total.add(cell);
-                self.next += 1;
-                if self.next == size {
-                    self.next = 0;
-                }
             }
             WindowKind::TimeBased(_) => {
                 self.roll_to(now);
@@ -282,7 +286,7 @@ impl SlidingWindow {
     /// is now older than the window. Earlier times are ignored; other windows do not move.
     #[inline(always)]
     pub fn roll_to(&mut self, now: Millis) {
-        if now >= self.roll_at {
+        if self.roll_at.is_some_and(|at| now >= at) {
             self.roll_slow(now);
         }
     }
@@ -295,7 +299,7 @@ impl SlidingWindow {
             return;
         }
         let elapsed = second - head_second;
-        self.roll_at = next_second(second);
+        self.roll_at = Some(next_second(second));
         let n = self.buckets.len();
         let steps = elapsed.min(n as u64);
         for remaining in (0..steps).rev() {
