@@ -10,6 +10,7 @@
 //! - [`model`]: the worlds the course simulates (the tick model of an API with a thread pool).
 //! - [`policy`]: one module per Resilience4j policy, each opening with why it exists.
 //! - [`scenario`]: the serde scenario format and the catalogue of numbered demos.
+//! - [`resilience4j`]: every demo's settings as Spring Boot YAML and Java, and back.
 //! - [`outcome`] and [`duration`]: the shared vocabulary (outcome classes, virtual time).
 
 pub mod duration;
@@ -18,6 +19,7 @@ pub mod model;
 pub mod number;
 pub mod outcome;
 pub mod policy;
+pub mod resilience4j;
 pub mod scenario;
 
 pub use duration::Millis;

@@ -8,11 +8,13 @@ use std::process::ExitCode;
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use resilience_sim::model::amplification::{self, AmplificationPolicy};
 use resilience_sim::model::jitter as jitter_lab;
+use resilience_sim::resilience4j as r4j;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
+use resilience_sim::scenario::sandbox::SandboxSettings;
 use resilience_sim::scenario::{breaker_script, catalogue, Format, Scenario};
 
 #[derive(Parser)]
@@ -37,15 +39,29 @@ enum Command {
         /// Print the demo's scenario as TOML instead of running it (a start for your own).
         #[arg(long, conflicts_with = "ticks")]
         scenario: bool,
+        /// Print the demo's settings as Resilience4j config instead of running it: yaml
+        /// (Spring Boot application.yml, the default), properties or java. Labs (8 to 13)
+        /// print their default settings.
+        #[arg(long, value_name = "FORMAT", num_args = 0..=1, default_missing_value = "yaml", conflicts_with_all = ["ticks", "scenario"])]
+        resilience4j: Option<String>,
     },
     /// Run a scenario file (.toml or .json) and print its trace.
     Run {
         file: String,
         #[arg(long)]
         ticks: Option<u32>,
+        /// A Resilience4j fragment (application.yml or .properties) whose circuit breaker,
+        /// bulkheads and time limiter replace the scenario's before the run.
+        #[arg(long, value_name = "FRAGMENT")]
+        resilience4j: Option<String>,
     },
     /// Drive one circuit breaker by a JSON script; print one JSON line per step.
-    Breaker { file: String },
+    Breaker {
+        file: String,
+        /// A Resilience4j fragment whose circuit breaker replaces the script's config.
+        #[arg(long, value_name = "FRAGMENT")]
+        resilience4j: Option<String>,
+    },
     /// Run a lab and print its chart data as one JSON object. Its controls are those of
     /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
     /// lists them.
@@ -119,7 +135,11 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             number,
             ticks,
             scenario,
+            resilience4j,
         } => {
+            if let Some(format) = resilience4j {
+                return demo_resilience4j(number, &format);
+            }
             if let Some(lab) = catalogue::lab(number) {
                 let command = match lab.lab {
                     catalogue::Lab::Amplification => "lab amplification",
@@ -144,16 +164,43 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             }
             trace_json(&demo.scenario(), ticks)
         }
-        Command::Run { file, ticks } => {
+        Command::Run {
+            file,
+            ticks,
+            resilience4j,
+        } => {
             let text = read(&file)?;
-            let scenario = Scenario::parse(&text, Format::detect(&file, &text))
+            let mut scenario = Scenario::parse(&text, Format::detect(&file, &text))
                 .map_err(|e| format!("{file}: {e}"))?;
+            if let Some(fragment) = resilience4j {
+                let instances = fragment_instances(&fragment)?;
+                let import = r4j::import_tick(&scenario.tick, &instances)
+                    .map_err(|e| first_problem(&fragment, &e))?;
+                scenario.tick.circuit_breaker = import.circuit_breaker;
+                scenario.tick.bulkhead = import.bulkhead;
+                scenario.tick.world.timeout_ticks = import.timeout_ticks;
+            }
             trace_json(&scenario, ticks)
         }
-        Command::Breaker { file } => {
+        Command::Breaker { file, resilience4j } => {
             let text = read(&file)?;
-            let script =
+            let mut script =
                 breaker_script::parse_breaker_script(&text).map_err(|e| format!("{file}: {e}"))?;
+            if let Some(fragment) = resilience4j {
+                let instances = fragment_instances(&fragment)?;
+                let mut breakers = instances.iter().filter_map(|i| match &i.config {
+                    r4j::PolicyConfig::CircuitBreaker(c) => Some(c),
+                    _ => None,
+                });
+                match (breakers.next(), breakers.next()) {
+                    (Some(config), None) => script.config = config.clone(),
+                    _ => {
+                        return Err(format!(
+                            "{fragment}: the fragment needs exactly one circuitbreaker instance"
+                        ))
+                    }
+                }
+            }
             let reports =
                 breaker_script::run_breaker_script(&script).map_err(|e| format!("{file}: {e}"))?;
             reports
@@ -205,6 +252,56 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             )),
         },
     }
+}
+
+/// A fragment's instances; the first problem is the error (one line, with its line number).
+fn fragment_instances(file: &str) -> Result<Vec<r4j::Instance>, String> {
+    let text = read(file)?;
+    r4j::read(&text).map_err(|errors| first_problem(file, &errors))
+}
+
+/// The CLI's one line for a list of problems: the first, and how many more.
+fn first_problem(file: &str, errors: &[String]) -> String {
+    let more = match errors.len() {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more)", n - 1),
+    };
+    format!(
+        "{file}: {}{more}",
+        errors.first().map_or("", String::as_str)
+    )
+}
+
+/// `demo N --resilience4j FORMAT`: a tick demo's settings, or a lab's default settings.
+fn demo_resilience4j(number: u32, format: &str) -> Result<Vec<String>, String> {
+    let instances = match catalogue::lab(number).map(|l| l.lab) {
+        Some(catalogue::Lab::Amplification) => AmplificationLab::default().resilience4j(),
+        Some(catalogue::Lab::Jitter) => JitterLab::default().resilience4j(),
+        Some(catalogue::Lab::Sandbox) => SandboxSettings::default().resilience4j(),
+        Some(catalogue::Lab::Pool) => PoolLab::default().resilience4j(),
+        Some(catalogue::Lab::Brownout) => BrownoutLab::default().resilience4j(),
+        Some(catalogue::Lab::Checkout) => CheckoutLab::default().resilience4j(),
+        None => {
+            let demo = catalogue::demo(number).ok_or_else(|| {
+                format!(
+                    "there is no demo {number} (the course is numbered 1 to {})",
+                    catalogue::course().count()
+                )
+            })?;
+            r4j::tick_instances(&demo.scenario().tick)
+        }
+    };
+    let text = match format {
+        "yaml" | "yml" => r4j::to_yaml(&instances),
+        "properties" => r4j::to_properties(&instances),
+        "java" => r4j::to_java(&instances),
+        other => {
+            return Err(format!(
+                "--resilience4j: use yaml, properties or java (got “{other}”)"
+            ))
+        }
+    };
+    Ok(vec![text.trim_end().to_string()])
 }
 
 /// `--name value` and `--name=value` pairs, in order.

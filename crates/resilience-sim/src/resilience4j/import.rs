@@ -1,0 +1,1041 @@
+//! From a reader's entries to instances, in three passes, each as Resilience4j 2.4.0's
+//! Spring Boot binding does it (see the module docs for the files):
+//!
+//! 1. every `resilience4j.<kind>.(instances|backends|configs).<name>.<setting>` is read
+//!    with the setter's checks (`failure-rate-threshold` 1 to 100, `max-attempts` at least
+//!    1, durations in Spring's syntax, class names fully qualified, ...); keys compare as
+//!    Spring's relaxed binding does (`failureRateThreshold` = `failure-rate-threshold`);
+//! 2. each instance is built on its base as `Common*ConfigurationProperties` builds it: the
+//!    circuit breaker on `configs.<base-config>`, else on `configs.<its own name>`, else on
+//!    `configs.default`; the other kinds on `configs.<base-config>`, else on
+//!    `configs.default`; a retry also takes its base's backoff switches it does not set
+//!    (`ConfigUtils.mergePropertiesIfAny`). Which settings build which wait function is
+//!    Resilience4j's too: a backoff switch without its `wait-duration` in the same block
+//!    does nothing, a cap without a multiplier is not read;
+//! 3. the engine's own `validate()` judges the result.
+//!
+//! A retry read from a fragment follows Resilience4j's plain rule, local refusals included
+//! (`retry_on_local_refusals` on): Resilience4j has no guard against retrying them.
+//!
+//! Keys outside `resilience4j.` are not read (a whole `application.yml` may be pasted);
+//! `tags` and the `*-aspect-order` keys are Spring wiring and are skipped.
+
+use std::collections::BTreeMap;
+
+use super::{
+    canonical, engine_exception_name, properties, split_path, yaml, Entry, Instance, Kind,
+    PolicyConfig,
+};
+use crate::error::ConfigError;
+use crate::number::parse_number;
+use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
+use crate::policy::circuit_breaker::{
+    CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType, State,
+};
+use crate::policy::retry::interval::{DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
+use crate::policy::retry::{IntervalFunction, RetryConfig};
+use crate::policy::time_limiter::TimeLimiterConfig;
+use crate::Millis;
+
+/// The entries of a fragment, YAML or `.properties` (see [`super::is_properties`]).
+pub fn read_entries(text: &str) -> Result<Vec<Entry>, Vec<String>> {
+    if super::is_properties(text) {
+        properties::read(text)
+    } else {
+        yaml::read(text)
+    }
+}
+
+/// How a setting's value is read and checked.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Ty {
+    /// A percentage from 1 to 100 (the setters refuse the rest).
+    Rate,
+    /// A Java `int` of at least this.
+    Int(i64),
+    /// A duration of at least this many milliseconds.
+    Duration(Millis),
+    /// A number above 0.
+    Multiplier,
+    /// A number from 0 up to, not including, 1.
+    Factor,
+    Bool,
+    WindowType,
+    State,
+    InitialState,
+    Classes,
+    BaseConfig,
+    /// Spring wiring (health indicator, event buffer, stack traces): read, no effect here.
+    InertBool,
+    InertInt,
+    /// A class of the user's code (a predicate, a propagator): nothing to simulate it with.
+    Code,
+}
+
+const CIRCUIT_BREAKER: &[(&str, Ty)] = &[
+    ("failure-rate-threshold", Ty::Rate),
+    ("slow-call-rate-threshold", Ty::Rate),
+    ("slow-call-duration-threshold", Ty::Duration(1)),
+    ("sliding-window-type", Ty::WindowType),
+    ("sliding-window-size", Ty::Int(1)),
+    ("minimum-number-of-calls", Ty::Int(1)),
+    ("permitted-number-of-calls-in-half-open-state", Ty::Int(1)),
+    ("wait-duration-in-open-state", Ty::Duration(1)),
+    (
+        "automatic-transition-from-open-to-half-open-enabled",
+        Ty::Bool,
+    ),
+    ("max-wait-duration-in-half-open-state", Ty::Duration(0)),
+    ("transition-to-state-after-wait-duration", Ty::State),
+    ("record-exceptions", Ty::Classes),
+    ("ignore-exceptions", Ty::Classes),
+    ("enable-exponential-backoff", Ty::Bool),
+    ("exponential-backoff-multiplier", Ty::Multiplier),
+    (
+        "exponential-max-wait-duration-in-open-state",
+        Ty::Duration(1),
+    ),
+    ("enable-randomized-wait", Ty::Bool),
+    ("randomized-wait-factor", Ty::Factor),
+    ("base-config", Ty::BaseConfig),
+    ("initial-state", Ty::InitialState),
+    ("register-health-indicator", Ty::InertBool),
+    ("allow-health-indicator-to-fail", Ty::InertBool),
+    ("event-consumer-buffer-size", Ty::InertInt),
+    ("writable-stack-trace-enabled", Ty::InertBool),
+    ("ignore-class-binding-exceptions", Ty::InertBool),
+    ("record-failure-predicate", Ty::Code),
+    ("record-result-predicate", Ty::Code),
+    ("ignore-exception-predicate", Ty::Code),
+];
+
+const RETRY: &[(&str, Ty)] = &[
+    ("max-attempts", Ty::Int(1)),
+    ("wait-duration", Ty::Duration(0)),
+    ("enable-exponential-backoff", Ty::Bool),
+    ("exponential-backoff-multiplier", Ty::Multiplier),
+    ("exponential-max-wait-duration", Ty::Duration(0)),
+    ("enable-randomized-wait", Ty::Bool),
+    ("randomized-wait-factor", Ty::Factor),
+    ("retry-exceptions", Ty::Classes),
+    ("ignore-exceptions", Ty::Classes),
+    ("fail-after-max-attempts", Ty::Bool),
+    ("base-config", Ty::BaseConfig),
+    ("event-consumer-buffer-size", Ty::InertInt),
+    ("retry-exception-predicate", Ty::Code),
+    ("result-predicate", Ty::Code),
+    ("interval-bi-function", Ty::Code),
+    ("consume-result-before-retry-attempt", Ty::Code),
+];
+
+const BULKHEAD: &[(&str, Ty)] = &[
+    ("max-concurrent-calls", Ty::Int(1)),
+    ("max-wait-duration", Ty::Duration(0)),
+    ("base-config", Ty::BaseConfig),
+    ("writable-stack-trace-enabled", Ty::InertBool),
+    ("event-consumer-buffer-size", Ty::InertInt),
+];
+
+const THREAD_POOL_BULKHEAD: &[(&str, Ty)] = &[
+    ("core-thread-pool-size", Ty::Int(i32::MIN as i64)),
+    ("max-thread-pool-size", Ty::Int(i32::MIN as i64)),
+    ("queue-capacity", Ty::Int(i32::MIN as i64)),
+    ("keep-alive-duration", Ty::Duration(0)),
+    ("base-config", Ty::BaseConfig),
+    ("writable-stack-trace-enabled", Ty::InertBool),
+    ("event-consumer-buffer-size", Ty::InertInt),
+    ("context-propagators", Ty::Code),
+];
+
+const TIME_LIMITER: &[(&str, Ty)] = &[
+    ("timeout-duration", Ty::Duration(0)),
+    ("cancel-running-future", Ty::Bool),
+    ("base-config", Ty::BaseConfig),
+    ("event-consumer-buffer-size", Ty::InertInt),
+];
+
+fn settings(kind: Kind) -> &'static [(&'static str, Ty)] {
+    match kind {
+        Kind::CircuitBreaker => CIRCUIT_BREAKER,
+        Kind::Bulkhead => BULKHEAD,
+        Kind::ThreadPoolBulkhead => THREAD_POOL_BULKHEAD,
+        Kind::Retry => RETRY,
+        Kind::TimeLimiter => TIME_LIMITER,
+    }
+}
+
+/// A setting's value once read.
+#[derive(Debug, Clone, PartialEq)]
+enum Val {
+    Int(i64),
+    Float(f64),
+    Ms(Millis),
+    Bool(bool),
+    Word(String),
+    Classes(Vec<String>),
+    State(State),
+    Window(SlidingWindowType),
+}
+
+/// One read setting: its Spring name, value, line and path as written.
+#[derive(Debug, Clone)]
+struct Setting {
+    key: &'static str,
+    val: Val,
+    line: usize,
+    path: String,
+}
+
+/// One `instances.<name>` or `configs.<name>` block.
+#[derive(Debug, Clone)]
+struct Layer {
+    kind: Kind,
+    config: bool,
+    name: String,
+    path: String,
+    line: usize,
+    settings: Vec<Setting>,
+}
+
+impl Layer {
+    fn get(&self, key: &str) -> Option<&Setting> {
+        self.settings.iter().find(|s| s.key == key)
+    }
+    fn ms(&self, key: &str) -> Option<Millis> {
+        match self.get(key)?.val {
+            Val::Ms(ms) => Some(ms),
+            _ => None,
+        }
+    }
+    fn float(&self, key: &str) -> Option<f64> {
+        match self.get(key)?.val {
+            Val::Float(f) => Some(f),
+            _ => None,
+        }
+    }
+    fn int(&self, key: &str) -> Option<i64> {
+        match self.get(key)?.val {
+            Val::Int(i) => Some(i),
+            _ => None,
+        }
+    }
+    fn flag(&self, key: &str) -> Option<bool> {
+        match self.get(key)?.val {
+            Val::Bool(b) => Some(b),
+            _ => None,
+        }
+    }
+    fn classes(&self, key: &str) -> Option<Vec<String>> {
+        match &self.get(key)?.val {
+            Val::Classes(c) => Some(c.clone()),
+            _ => None,
+        }
+    }
+    fn base(&self) -> Option<&Setting> {
+        self.get("base-config")
+            .filter(|s| matches!(&s.val, Val::Word(w) if !w.is_empty()))
+    }
+}
+
+/// A problem: its line, and the message naming the key path.
+type Problem = (usize, String);
+
+/// What pass 1 collects for one setting before its value is read.
+struct Raw {
+    key: &'static str,
+    ty: Ty,
+    path: String,
+    line: usize,
+    scalar: Option<String>,
+    items: BTreeMap<usize, (String, usize)>,
+}
+
+/// The instances of a fragment's entries; see the module docs.
+pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
+    let mut problems: Vec<Problem> = Vec::new();
+    let mut blocks: Vec<(Layer, Vec<Raw>)> = Vec::new();
+    let mut found = false;
+    for entry in entries {
+        let Some(segments) = split_path(&entry.key) else {
+            problems.push((entry.line, format!("{}: not a property name", entry.key)));
+            continue;
+        };
+        if canonical(segments[0]) != "resilience4j" || segments[0].starts_with('[') {
+            continue;
+        }
+        found = true;
+        if let Err(message) = place(entry, &segments, &mut blocks) {
+            problems.push((entry.line, message));
+        }
+    }
+    if !found {
+        return Err(vec![
+            "line 1: no resilience4j settings found (the fragment starts with `resilience4j:`)"
+                .to_string(),
+        ]);
+    }
+    let layers: Vec<Layer> = blocks
+        .into_iter()
+        .map(|(mut layer, raws)| {
+            for raw in raws {
+                match value(&raw) {
+                    Ok(Some(val)) => layer.settings.push(Setting {
+                        key: raw.key,
+                        val,
+                        line: raw.line,
+                        path: raw.path,
+                    }),
+                    Ok(None) => {}
+                    Err(problem) => problems.push(problem),
+                }
+            }
+            layer
+        })
+        .collect();
+    let mut out = Vec::new();
+    for layer in layers.iter().filter(|l| !l.config) {
+        let configs: Vec<&Layer> = layers
+            .iter()
+            .filter(|l| l.config && l.kind == layer.kind)
+            .collect();
+        match build(layer, &configs) {
+            Ok(instance) => out.push(instance),
+            Err(problem) => problems.push(problem),
+        }
+    }
+    if problems.is_empty() {
+        return Ok(out);
+    }
+    problems.sort_by_key(|p| p.0);
+    problems.dedup();
+    Err(problems
+        .into_iter()
+        .map(|(line, message)| format!("line {line}: {message}"))
+        .collect())
+}
+
+/// Pass 1 for one entry: finds its block and setting, or says why it has none.
+fn place(
+    entry: &Entry,
+    segments: &[&str],
+    blocks: &mut Vec<(Layer, Vec<Raw>)>,
+) -> Result<(), String> {
+    let key = &entry.key;
+    if segments.len() < 4 && entry.value.is_empty() {
+        // An empty block (`resilience4j:`, `instances:`): nothing to read.
+        return Ok(());
+    }
+    let section = segments.get(1).ok_or_else(|| {
+        format!("{key}: expected a policy under it (circuitbreaker, bulkhead, thread-pool-bulkhead, retry or timelimiter)")
+    })?;
+    let kind = match canonical(section).as_str() {
+        "circuitbreaker" => Kind::CircuitBreaker,
+        "bulkhead" => Kind::Bulkhead,
+        "threadpoolbulkhead" => Kind::ThreadPoolBulkhead,
+        "retry" => Kind::Retry,
+        "timelimiter" => Kind::TimeLimiter,
+        "ratelimiter" => {
+            return Err(format!(
+                "{key}: the simulation has no rate limiter (it reads circuitbreaker, bulkhead, thread-pool-bulkhead, retry and timelimiter)"
+            ))
+        }
+        "scheduled" | "micrometer" => return Ok(()),
+        _ => {
+            let names = Kind::ALL.map(Kind::section);
+            return Err(format!(
+                "{key}: not a Resilience4j policy{}",
+                suggest(section, &names)
+            ));
+        }
+    };
+    let group = segments.get(2).map(|g| canonical(g));
+    let config = match group.as_deref() {
+        Some("instances" | "backends") => false,
+        Some("configs") => true,
+        Some("tags") => return Ok(()),
+        Some(g) if g.ends_with("aspectorder") => return Ok(()),
+        _ => {
+            return Err(format!(
+                "{key}: not a {} property (expected instances.NAME or configs.NAME){}",
+                kind.label(),
+                segments
+                    .get(2)
+                    .map_or(String::new(), |g| suggest(g, &["instances", "configs"]))
+            ))
+        }
+    };
+    let Some(name) = segments.get(3) else {
+        return match entry.value.is_empty() {
+            true => Ok(()),
+            false => Err(format!("{key}: expected a NAME under it")),
+        };
+    };
+    let name = name
+        .strip_prefix('[')
+        .and_then(|n| n.strip_suffix(']'))
+        .unwrap_or(name);
+    let block_path = segments[..4].join(".");
+    let index = match blocks
+        .iter()
+        .position(|(l, _)| l.kind == kind && l.config == config && l.name == name)
+    {
+        Some(i) => i,
+        None => {
+            blocks.push((
+                Layer {
+                    kind,
+                    config,
+                    name: name.to_string(),
+                    path: block_path,
+                    line: entry.line,
+                    settings: Vec::new(),
+                },
+                Vec::new(),
+            ));
+            blocks.len() - 1
+        }
+    };
+    let Some(setting) = segments.get(4) else {
+        return match entry.value.is_empty() {
+            true => Ok(()),
+            false => Err(format!("{key}: expected settings under it, not a value")),
+        };
+    };
+    let table = settings(kind);
+    let wanted = canonical(setting);
+    let not_a_setting = || {
+        let names: Vec<&str> = table.iter().map(|s| s.0).collect();
+        format!(
+            "{key}: not a {} setting{}",
+            kind.label(),
+            suggest(setting, &names)
+        )
+    };
+    let &(spring, ty) = table
+        .iter()
+        .find(|(name, _)| canonical(name) == wanted)
+        .ok_or_else(not_a_setting)?;
+    let item = match segments.get(5) {
+        None => None,
+        Some(i) if ty == Ty::Classes && segments.len() == 6 => Some(
+            i.strip_prefix('[')
+                .and_then(|i| i.strip_suffix(']'))
+                .and_then(|i| i.parse::<usize>().ok())
+                .filter(|&i| i < 10_000)
+                .ok_or_else(|| format!("{key}: a list index is a number: [0], [1], ..."))?,
+        ),
+        Some(_) => return Err(not_a_setting()),
+    };
+    let raws = &mut blocks[index].1;
+    let setting_path = segments[..5].join(".");
+    let raw = match raws.iter_mut().find(|r| r.key == spring) {
+        Some(raw) => raw,
+        None => {
+            raws.push(Raw {
+                key: spring,
+                ty,
+                path: setting_path,
+                line: entry.line,
+                scalar: None,
+                items: BTreeMap::new(),
+            });
+            raws.last_mut().expect("just pushed")
+        }
+    };
+    let twice = |first: usize| format!("{key}: set twice (first on line {first})");
+    match item {
+        None if raw.scalar.is_some() || !raw.items.is_empty() => Err(twice(raw.line)),
+        None => {
+            raw.scalar = Some(entry.value.clone());
+            Ok(())
+        }
+        Some(_) if raw.scalar.is_some() => Err(twice(raw.line)),
+        Some(i) => match raw.items.insert(i, (entry.value.clone(), entry.line)) {
+            Some((_, first)) => Err(twice(first)),
+            None => Ok(()),
+        },
+    }
+}
+
+/// ` (did you mean x?)` for the closest of `names` within two edits, else nothing.
+fn suggest(written: &str, names: &[&str]) -> String {
+    let written = canonical(written);
+    names
+        .iter()
+        .map(|n| (distance(&written, &canonical(n)), n))
+        .filter(|(d, _)| *d <= 2)
+        .min_by_key(|(d, _)| *d)
+        .map_or(String::new(), |(_, n)| format!(" (did you mean {n}?)"))
+}
+
+/// Levenshtein distance, on short names only.
+fn distance(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    if a.len() > 80 || b.len() > 80 {
+        return usize::MAX;
+    }
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.iter().enumerate() {
+        let mut previous = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let next = (previous + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            previous = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Pass 1's value check: `Ok(None)` for a value that sets nothing (an empty `base-config`).
+fn value(raw: &Raw) -> Result<Option<Val>, Problem> {
+    let fail = |message: String| (raw.line, format!("{}: {message}", raw.path));
+    if raw.ty == Ty::Classes {
+        let names: Vec<(String, usize)> = match &raw.scalar {
+            // Spring splits a single value at commas.
+            Some(text) => text
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(|n| (n.to_string(), raw.line))
+                .collect(),
+            None => {
+                if raw.items.keys().copied().ne(0..raw.items.len()) {
+                    return Err(fail(
+                        "list indexes must run 0, 1, 2, ... without a gap".into(),
+                    ));
+                }
+                raw.items.values().cloned().collect()
+            }
+        };
+        let mut classes = Vec::new();
+        for (name, line) in names {
+            classes.push(class(&name).map_err(|e| (line, format!("{}: {e}", raw.path)))?);
+        }
+        return Ok(Some(Val::Classes(classes)));
+    }
+    let text = raw.scalar.as_deref().unwrap_or_default().trim();
+    if text.is_empty() {
+        return match raw.ty {
+            Ty::BaseConfig => Ok(None),
+            _ => Err(fail("has no value".into())),
+        };
+    }
+    let whole = |min: i64| {
+        let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
+        if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(fail(format!("`{text}` is not a whole number")));
+        }
+        match text.parse::<i64>() {
+            Ok(v) if v > i64::from(i32::MAX) || v < i64::from(i32::MIN) => {
+                Err(fail(format!("`{text}` does not fit a Java int")))
+            }
+            Ok(v) if v < min => Err(fail(format!("must be at least {min}, not {text}"))),
+            Ok(v) => Ok(Val::Int(v)),
+            Err(_) => Err(fail(format!("`{text}` does not fit a Java int"))),
+        }
+    };
+    let number = || {
+        parse_number(text)
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| fail(format!("`{text}` is not a number")))
+    };
+    Ok(Some(match raw.ty {
+        Ty::Rate => {
+            let v = number()? as f32;
+            if !(1.0..=100.0).contains(&v) {
+                return Err(fail(format!(
+                    "must be between 1 and 100 (percent), not {text}"
+                )));
+            }
+            Val::Float(f64::from(v))
+        }
+        Ty::Int(min) => whole(min)?,
+        Ty::InertInt => whole(1)?,
+        Ty::Duration(min) => {
+            let ms = super::parse_spring_duration(text).map_err(fail)?;
+            if ms < min {
+                return Err(fail(format!("must be at least {min} ms, not {text}")));
+            }
+            Val::Ms(ms)
+        }
+        Ty::Multiplier => {
+            let v = number()?;
+            if v <= 0.0 {
+                return Err(fail(format!("must be greater than 0, not {text}")));
+            }
+            Val::Float(v)
+        }
+        Ty::Factor => {
+            let v = number()?;
+            if !(0.0..1.0).contains(&v) {
+                return Err(fail(format!(
+                    "must be from 0 up to, not including, 1; not {text}"
+                )));
+            }
+            Val::Float(v)
+        }
+        Ty::Bool | Ty::InertBool => match text.to_ascii_lowercase().as_str() {
+            "true" | "on" | "yes" | "1" => Val::Bool(true),
+            "false" | "off" | "no" | "0" => Val::Bool(false),
+            _ => return Err(fail(format!("`{text}` is not true or false"))),
+        },
+        Ty::WindowType => match canonical(text).as_str() {
+            "countbased" => Val::Window(SlidingWindowType::CountBased),
+            "timebased" => Val::Window(SlidingWindowType::TimeBased),
+            _ => return Err(fail(format!("`{text}` is not COUNT_BASED or TIME_BASED"))),
+        },
+        Ty::State => match canonical(text).as_str() {
+            "open" => Val::State(State::Open),
+            "closed" => Val::State(State::Closed),
+            _ => return Err(fail(format!("must be OPEN or CLOSED, not {text}"))),
+        },
+        Ty::InitialState => match canonical(text).as_str() {
+            "closed" => Val::State(State::Closed),
+            _ => {
+                return Err(fail(
+                    "the simulation's breakers start CLOSED (only CLOSED is read)".into(),
+                ))
+            }
+        },
+        Ty::BaseConfig => Val::Word(text.to_string()),
+        Ty::Code => return Err(fail(
+            "names a class of your own code; the simulation cannot run it (leave it out to import)"
+                .into(),
+        )),
+        Ty::Classes => return Ok(None),
+    }))
+}
+
+/// A class name as Spring loads it (fully qualified), as the engine names it.
+fn class(name: &str) -> Result<String, String> {
+    let valid = name.split('.').all(|part| {
+        part.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$')
+            && part
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+    });
+    if !valid {
+        return Err(format!("`{name}` is not a Java class name"));
+    }
+    if !name.contains('.') {
+        let example = super::class_name(name);
+        return Err(format!(
+            "`{name}` is not a fully qualified class name; Spring needs the package (e.g. {example})"
+        ));
+    }
+    Ok(engine_exception_name(name))
+}
+
+// ---------------------------------------------------------------------------------------
+// Pass 2: inheritance, as Resilience4j builds each config
+// ---------------------------------------------------------------------------------------
+
+/// The blocks an instance is built from, in the order they are applied.
+fn chain(layer: &Layer, configs: &[&Layer], depth: usize) -> Result<Vec<Layer>, Problem> {
+    let find = |name: &str| configs.iter().find(|c| c.name == name).copied();
+    if depth > 16 {
+        return Err((
+            layer.line,
+            format!(
+                "{}: its base-config chain goes round in a circle",
+                layer.path
+            ),
+        ));
+    }
+    if let Some(base) = layer.base() {
+        let base_name = match &base.val {
+            Val::Word(name) => name,
+            _ => return Ok(vec![layer.clone()]),
+        };
+        if layer.kind == Kind::CircuitBreaker && *base_name == layer.name {
+            return Err((base.line, format!("{}: refers to itself", base.path)));
+        }
+        let Some(base_layer) = find(base_name) else {
+            return Err((
+                base.line,
+                format!(
+                    "{}: there is no configs.{base_name} in this fragment",
+                    base.path
+                ),
+            ));
+        };
+        let mut layers = chain(base_layer, configs, depth + 1)?;
+        layers.push(merged(layer, base_layer));
+        return Ok(layers);
+    }
+    if layer.kind == Kind::CircuitBreaker {
+        // `createDirectConfig`: a config named like the instance is its base.
+        if let Some(same) = find(&layer.name) {
+            return Ok(vec![same.clone(), layer.clone()]);
+        }
+        if let Some(default) = find("default") {
+            let mut layers = chain(default, configs, depth + 1)?;
+            layers.push(layer.clone());
+            return Ok(layers);
+        }
+    } else if layer.name != "default" {
+        if let Some(default) = find("default") {
+            let mut layers = chain(default, configs, depth + 1)?;
+            layers.push(merged(layer, default));
+            return Ok(layers);
+        }
+    }
+    Ok(vec![layer.clone()])
+}
+
+/// `ConfigUtils.mergePropertiesIfAny`: a retry takes its base's backoff switches, multiplier
+/// and cap when it does not set them (the other kinds only merge Spring wiring).
+fn merged(layer: &Layer, base: &Layer) -> Layer {
+    let mut layer = layer.clone();
+    if layer.kind == Kind::Retry {
+        for key in [
+            "enable-exponential-backoff",
+            "enable-randomized-wait",
+            "exponential-backoff-multiplier",
+            "exponential-max-wait-duration",
+        ] {
+            if layer.get(key).is_none() {
+                if let Some(setting) = base.get(key) {
+                    layer.settings.push(setting.clone());
+                }
+            }
+        }
+    }
+    layer
+}
+
+fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
+    let layers = chain(layer, configs, 0)?;
+    let mut notes = Vec::new();
+    let mut config = match layer.kind {
+        Kind::CircuitBreaker => PolicyConfig::CircuitBreaker(CircuitBreakerConfig::default()),
+        Kind::Bulkhead => PolicyConfig::Bulkhead(BulkheadConfig::default()),
+        Kind::ThreadPoolBulkhead => {
+            PolicyConfig::ThreadPoolBulkhead(ThreadPoolBulkheadConfig::default())
+        }
+        // Resilience4j has no guard against retrying a local refusal: its plain rule.
+        Kind::Retry => PolicyConfig::Retry(RetryConfig {
+            retry_on_local_refusals: true,
+            ..RetryConfig::default()
+        }),
+        Kind::TimeLimiter => PolicyConfig::TimeLimiter(TimeLimiterConfig::default()),
+    };
+    for l in &layers {
+        apply(&mut config, l, &mut notes)?;
+        for s in &l.settings {
+            if matches!(
+                settings(l.kind).iter().find(|t| t.0 == s.key),
+                Some((_, Ty::InertBool | Ty::InertInt))
+            ) {
+                notes.push(format!(
+                    "{} is Spring wiring (health, events or stack traces): no effect in the simulation.",
+                    s.key
+                ));
+            }
+        }
+    }
+    if layer.kind == Kind::ThreadPoolBulkhead
+        && !layers
+            .iter()
+            .any(|l| l.get("core-thread-pool-size").is_some())
+    {
+        notes.push(format!(
+            "core-thread-pool-size defaults to the processors minus one; the simulation assumes {} processors.",
+            crate::policy::bulkhead::ASSUMED_AVAILABLE_PROCESSORS
+        ));
+    }
+    let mut seen = std::collections::BTreeSet::new();
+    notes.retain(|n| seen.insert(n.clone()));
+    let checked = match &config {
+        PolicyConfig::CircuitBreaker(c) => c.validate(),
+        PolicyConfig::Bulkhead(c) => c.validate(),
+        PolicyConfig::ThreadPoolBulkhead(c) => c.validate(),
+        PolicyConfig::Retry(c) => c.validate(),
+        PolicyConfig::TimeLimiter(c) => c.validate(),
+    };
+    if let Err(e) = checked {
+        return Err(locate(&e, layer, &layers));
+    }
+    Ok(Instance {
+        name: layer.name.clone(),
+        config,
+        notes,
+    })
+}
+
+/// Where an engine validation error comes from: the last block of the chain that set the
+/// setting, else the instance.
+pub(super) fn locate_in(
+    e: &ConfigError,
+    instance_path: &str,
+    instance_line: usize,
+    set_at: impl Fn(&str) -> Option<(usize, String)>,
+) -> Problem {
+    let key = kebab(&e.field);
+    match set_at(&key) {
+        Some((line, path)) => (line, format!("{path}: {}", e.message)),
+        None => (
+            instance_line,
+            format!("{instance_path}.{key}: {}", e.message),
+        ),
+    }
+}
+
+fn locate(e: &ConfigError, layer: &Layer, layers: &[Layer]) -> Problem {
+    locate_in(e, &layer.path, layer.line, |key| {
+        layers
+            .iter()
+            .rev()
+            .find_map(|l| l.get(key).map(|s| (s.line, s.path.clone())))
+    })
+}
+
+/// A ConfigError's camelCase field as the Spring key: `failureRateThreshold` is
+/// `failure-rate-threshold`.
+pub(super) fn kebab(field: &str) -> String {
+    if field == "waitIntervalFunctionInOpenState" {
+        return "wait-duration-in-open-state".into();
+    }
+    let mut out = String::new();
+    for c in field.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// A note for a setting Resilience4j reads only with another one.
+fn unread(layer: &Layer, key: &str, without: &str) -> Option<String> {
+    layer
+        .get(key)
+        .map(|_| format!("{key} is not read by Resilience4j without {without} in the same block."))
+}
+
+/// One block applied to a config, as `buildConfig` applies its properties.
+fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Result<(), Problem> {
+    let exponential = l.flag("enable-exponential-backoff") == Some(true);
+    let randomized = l.flag("enable-randomized-wait") == Some(true);
+    let multiplier = l.float("exponential-backoff-multiplier");
+    let factor = l.float("randomized-wait-factor");
+    match config {
+        PolicyConfig::CircuitBreaker(c) => {
+            if exponential && randomized {
+                let s = l.get("enable-randomized-wait").expect("it is set");
+                return Err((s.line, format!("{}: Resilience4j refuses enable-exponential-backoff and enable-randomized-wait together", s.path)));
+            }
+            let max = l.ms("exponential-max-wait-duration-in-open-state");
+            match l.ms("wait-duration-in-open-state") {
+                Some(wait) if exponential => {
+                    c.wait_duration_in_open_state = wait;
+                    c.wait_interval_function_in_open_state = Some(OpenWaitFunction::Exponential {
+                        initial: wait,
+                        multiplier: multiplier.unwrap_or(DEFAULT_MULTIPLIER),
+                        max: multiplier.and(max),
+                    });
+                    notes.extend(
+                        unread(
+                            l,
+                            "exponential-max-wait-duration-in-open-state",
+                            "exponential-backoff-multiplier",
+                        )
+                        .filter(|_| multiplier.is_none()),
+                    );
+                }
+                Some(_) if randomized => {
+                    let s = l.get("enable-randomized-wait").expect("it is set");
+                    return Err((s.line, format!("{}: the simulation's breaker waits a fixed or exponential time in OPEN, not a randomized one", s.path)));
+                }
+                Some(wait) => {
+                    c.wait_duration_in_open_state = wait;
+                    c.wait_interval_function_in_open_state = None;
+                }
+                None => {
+                    for key in ["enable-exponential-backoff", "enable-randomized-wait"] {
+                        notes.extend(unread(l, key, "wait-duration-in-open-state"));
+                    }
+                }
+            }
+            if !exponential {
+                for key in [
+                    "exponential-backoff-multiplier",
+                    "exponential-max-wait-duration-in-open-state",
+                ] {
+                    notes.extend(unread(l, key, "enable-exponential-backoff: true"));
+                }
+            }
+            notes.extend(
+                unread(l, "randomized-wait-factor", "enable-randomized-wait: true")
+                    .filter(|_| !randomized),
+            );
+            if let Some(v) = l.float("failure-rate-threshold") {
+                c.failure_rate_threshold = v as f32;
+            }
+            if let Some(v) = l.float("slow-call-rate-threshold") {
+                c.slow_call_rate_threshold = v as f32;
+            }
+            if let Some(v) = l.ms("slow-call-duration-threshold") {
+                c.slow_call_duration_threshold = v;
+            }
+            if let Some(v) = l.ms("max-wait-duration-in-half-open-state") {
+                c.max_wait_duration_in_half_open_state = v;
+            }
+            if let Some(Val::State(s)) = l
+                .get("transition-to-state-after-wait-duration")
+                .map(|s| &s.val)
+            {
+                c.transition_to_state_after_wait_duration = *s;
+            }
+            if let Some(v) = l.int("sliding-window-size") {
+                c.sliding_window_size = v as u32;
+            }
+            if let Some(v) = l.int("minimum-number-of-calls") {
+                c.minimum_number_of_calls = v as u32;
+            }
+            if let Some(Val::Window(w)) = l.get("sliding-window-type").map(|s| &s.val) {
+                c.sliding_window_type = *w;
+            }
+            if let Some(v) = l.int("permitted-number-of-calls-in-half-open-state") {
+                c.permitted_number_of_calls_in_half_open_state = v as u32;
+            }
+            if let Some(v) = l.classes("record-exceptions") {
+                c.record_exceptions = v;
+            }
+            if let Some(v) = l.classes("ignore-exceptions") {
+                c.ignore_exceptions = v;
+            }
+            if let Some(v) = l.flag("automatic-transition-from-open-to-half-open-enabled") {
+                c.automatic_transition_from_open_to_half_open_enabled = v;
+            }
+        }
+        PolicyConfig::Retry(c) => {
+            let max = l.ms("exponential-max-wait-duration");
+            if let Some(wait) = l.ms("wait-duration") {
+                c.wait_duration = wait;
+                c.interval_function = match (exponential, randomized) {
+                    (true, true) => {
+                        let (m, f, cap) = match (multiplier, factor) {
+                            (Some(m), Some(f)) => (m, f, max),
+                            (Some(m), None) => (m, DEFAULT_RANDOMIZATION_FACTOR, None),
+                            (None, _) => (DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR, None),
+                        };
+                        if multiplier.is_none() {
+                            notes.extend(unread(
+                                l,
+                                "randomized-wait-factor",
+                                "exponential-backoff-multiplier",
+                            ));
+                        }
+                        if multiplier.is_none() || factor.is_none() {
+                            notes.extend(unread(
+                                l,
+                                "exponential-max-wait-duration",
+                                "exponential-backoff-multiplier and randomized-wait-factor",
+                            ));
+                        }
+                        Some(IntervalFunction::ExponentialRandomized {
+                            initial_interval: wait,
+                            multiplier: m,
+                            randomization_factor: f,
+                            max_interval: cap,
+                        })
+                    }
+                    (true, false) => {
+                        notes.extend(
+                            unread(
+                                l,
+                                "exponential-max-wait-duration",
+                                "exponential-backoff-multiplier",
+                            )
+                            .filter(|_| multiplier.is_none()),
+                        );
+                        Some(IntervalFunction::Exponential {
+                            initial_interval: wait,
+                            multiplier: multiplier.unwrap_or(DEFAULT_MULTIPLIER),
+                            max_interval: multiplier.and(max),
+                        })
+                    }
+                    (false, true) => Some(IntervalFunction::Randomized {
+                        interval: wait,
+                        randomization_factor: factor.unwrap_or(DEFAULT_RANDOMIZATION_FACTOR),
+                    }),
+                    (false, false) => None,
+                };
+            } else {
+                for key in ["enable-exponential-backoff", "enable-randomized-wait"] {
+                    notes.extend(
+                        unread(l, key, "wait-duration").filter(|_| l.flag(key) == Some(true)),
+                    );
+                }
+            }
+            if !exponential {
+                for key in [
+                    "exponential-backoff-multiplier",
+                    "exponential-max-wait-duration",
+                ] {
+                    notes.extend(unread(l, key, "enable-exponential-backoff: true"));
+                }
+            }
+            notes.extend(
+                unread(l, "randomized-wait-factor", "enable-randomized-wait: true")
+                    .filter(|_| !randomized),
+            );
+            if let Some(v) = l.int("max-attempts") {
+                c.max_attempts = v as u32;
+            }
+            if let Some(v) = l.classes("ignore-exceptions") {
+                c.ignore_exceptions = v;
+            }
+            if let Some(v) = l.classes("retry-exceptions") {
+                c.retry_exceptions = v;
+            }
+            if let Some(v) = l.flag("fail-after-max-attempts") {
+                c.fail_after_max_attempts = v;
+            }
+        }
+        PolicyConfig::Bulkhead(c) => {
+            if let Some(v) = l.int("max-concurrent-calls") {
+                c.max_concurrent_calls = v as u32;
+            }
+            if let Some(v) = l.ms("max-wait-duration") {
+                c.max_wait_duration = v;
+            }
+        }
+        PolicyConfig::ThreadPoolBulkhead(c) => {
+            // Resilience4j sets a size only above 0 and a queue only from 0 up.
+            for (key, field, min) in [
+                ("queue-capacity", &mut c.queue_capacity, 0),
+                ("core-thread-pool-size", &mut c.core_thread_pool_size, 1),
+                ("max-thread-pool-size", &mut c.max_thread_pool_size, 1),
+            ] {
+                match l.int(key) {
+                    Some(v) if v >= min => *field = v as u32,
+                    Some(v) => notes.push(format!(
+                        "{key}: {v} is not read by Resilience4j (it takes {min} and above)."
+                    )),
+                    None => {}
+                }
+            }
+            if let Some(v) = l.ms("keep-alive-duration") {
+                c.keep_alive_duration = v;
+            }
+        }
+        PolicyConfig::TimeLimiter(c) => {
+            if let Some(v) = l.ms("timeout-duration") {
+                c.timeout_duration = v;
+            }
+            if let Some(v) = l.flag("cancel-running-future") {
+                c.cancel_running_future = v;
+            }
+        }
+    }
+    Ok(())
+}

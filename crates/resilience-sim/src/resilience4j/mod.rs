@@ -1,0 +1,642 @@
+//! # Resilience4j configuration, out and in
+//!
+//! ## Why it exists
+//!
+//! The course is about Resilience4j, and what a learner takes home from a demo is a
+//! setting: `failure-rate-threshold: 50`, `max-concurrent-calls: 3`. A number on a slider
+//! only helps if it can be carried over to a real service, so every demo and lab can show
+//! its current settings the way a Spring Boot service writes them (an `application.yml`
+//! fragment, or the same as `.properties`) and as the equivalent Java builder code
+//! ([`to_yaml`], [`to_properties`], [`to_java`]). The other way round, a learner can paste
+//! the fragment of their own service ([`read`]) and replay a demo with it: "what would my
+//! breaker have done here?".
+//!
+//! The mapping is only worth having if it is exact, so the key names, the defaults, the
+//! value syntax and the inheritance rules (`configs.default`, `base-config`) follow
+//! Resilience4j's Spring Boot binding, not a guess of it. What the simulation models that
+//! Resilience4j has no setting for (a retry budget, full jitter, the guard that never
+//! retries a local refusal), or the reverse, is said in [`Instance::notes`], one sentence
+//! each, and exported as comments.
+//!
+//! ## Checked against
+//!
+//! Resilience4j 2.4.0 (tag `v2.4.0`), `resilience4j-framework-common`:
+//! `common/circuitbreaker/configuration/CommonCircuitBreakerConfigurationProperties.java`,
+//! `common/bulkhead/configuration/CommonBulkheadConfigurationProperties.java`,
+//! `common/bulkhead/configuration/CommonThreadPoolBulkheadConfigurationProperties.java`,
+//! `common/retry/configuration/CommonRetryConfigurationProperties.java`,
+//! `common/timelimiter/configuration/CommonTimeLimiterConfigurationProperties.java` and
+//! `common/utils/ConfigUtils.java` (key names, the setters' range checks, which settings
+//! build which `IntervalFunction`, the inheritance); the prefixes from the
+//! `@ConfigurationProperties` of `resilience4j-spring-boot3`; the builders' method names
+//! from `CircuitBreakerConfig`, `RetryConfig` and `core/IntervalFunction.java`; durations
+//! from Spring Boot's `org.springframework.boot.convert.DurationStyle`.
+//!
+//! ## The readers
+//!
+//! No YAML crate: the browser bundle is over its size budget. [`yaml`] reads the subset a
+//! Spring Boot fragment uses and refuses the rest by line; [`properties`] reads Java
+//! `.properties`. Both flatten to [`Entry`]s (key path, value, line), bound their work
+//! (at most [`MAX_INPUT`] bytes, [`MAX_DEPTH`] levels) and never panic.
+
+mod export;
+mod import;
+pub mod labs;
+pub mod properties;
+mod tick;
+pub mod yaml;
+
+use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
+use crate::policy::circuit_breaker::CircuitBreakerConfig;
+use crate::policy::retry::RetryConfig;
+use crate::policy::time_limiter::TimeLimiterConfig;
+use crate::Millis;
+
+pub use export::{to_java, to_properties, to_yaml};
+pub use import::read_entries;
+pub use tick::{
+    apply_to_sandbox, apply_to_tick, import_tick, tick_instances, TickImport, PAYMENT,
+    RECOMMENDATIONS, SANDBOX_INSTANCE,
+};
+
+/// The largest fragment the readers accept.
+pub const MAX_INPUT: usize = 64 * 1024;
+/// The deepest nesting (YAML levels, or key path segments) the readers accept.
+pub const MAX_DEPTH: usize = 32;
+/// The package given to an exception the simulation names without one: made up, so that a
+/// learner sees at once that the class is theirs to write.
+pub const MADE_UP_PACKAGE: &str = "com.example.shop.";
+
+/// One policy's settings, as the engine holds them.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PolicyConfig {
+    CircuitBreaker(CircuitBreakerConfig),
+    Bulkhead(BulkheadConfig),
+    ThreadPoolBulkhead(ThreadPoolBulkheadConfig),
+    Retry(RetryConfig),
+    TimeLimiter(TimeLimiterConfig),
+}
+
+/// The five kinds of policy, in the order a fragment lists them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    CircuitBreaker,
+    Bulkhead,
+    ThreadPoolBulkhead,
+    Retry,
+    TimeLimiter,
+}
+
+impl Kind {
+    pub const ALL: [Kind; 5] = [
+        Kind::CircuitBreaker,
+        Kind::Bulkhead,
+        Kind::ThreadPoolBulkhead,
+        Kind::Retry,
+        Kind::TimeLimiter,
+    ];
+
+    /// The Spring Boot prefix after `resilience4j.`.
+    pub const fn section(self) -> &'static str {
+        match self {
+            Kind::CircuitBreaker => "circuitbreaker",
+            Kind::Bulkhead => "bulkhead",
+            Kind::ThreadPoolBulkhead => "thread-pool-bulkhead",
+            Kind::Retry => "retry",
+            Kind::TimeLimiter => "timelimiter",
+        }
+    }
+
+    /// Plain words: "circuit breaker".
+    pub const fn label(self) -> &'static str {
+        match self {
+            Kind::CircuitBreaker => "circuit breaker",
+            Kind::Bulkhead => "bulkhead",
+            Kind::ThreadPoolBulkhead => "thread-pool bulkhead",
+            Kind::Retry => "retry",
+            Kind::TimeLimiter => "time limiter",
+        }
+    }
+}
+
+impl PolicyConfig {
+    pub fn kind(&self) -> Kind {
+        match self {
+            PolicyConfig::CircuitBreaker(_) => Kind::CircuitBreaker,
+            PolicyConfig::Bulkhead(_) => Kind::Bulkhead,
+            PolicyConfig::ThreadPoolBulkhead(_) => Kind::ThreadPoolBulkhead,
+            PolicyConfig::Retry(_) => Kind::Retry,
+            PolicyConfig::TimeLimiter(_) => Kind::TimeLimiter,
+        }
+    }
+}
+
+/// A named policy instance: `resilience4j.<kind>.instances.<name>`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Instance {
+    pub name: String,
+    pub config: PolicyConfig,
+    /// What the simulation models that Resilience4j has no setting for, or the reverse, one
+    /// plain sentence each; exported as `#` comments in YAML and `//` comments in Java.
+    pub notes: Vec<String>,
+}
+
+impl Instance {
+    /// An instance with the notes its config calls for by itself ([`config_notes`]).
+    pub fn new(name: impl Into<String>, config: PolicyConfig) -> Self {
+        let notes = config_notes(&config);
+        Self {
+            name: name.into(),
+            config,
+            notes,
+        }
+    }
+
+    /// Adds a note (builder style).
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// `resilience4j.<kind>.instances.<name>`, the path errors name.
+    pub fn path(&self) -> String {
+        format!(
+            "resilience4j.{}.instances.{}",
+            self.config.kind().section(),
+            self.name
+        )
+    }
+}
+
+/// Reads a fragment, YAML or `.properties` (detected: see [`is_properties`]), into its
+/// instances with their effective settings (`configs.default` and `base-config` applied as
+/// Resilience4j applies them). Every problem is one line, `line N: key.path: what`; when
+/// there is any, nothing is returned.
+pub fn read(text: &str) -> Result<Vec<Instance>, Vec<String>> {
+    let entries = read_entries(text)?;
+    import::instances(&entries)
+}
+
+/// One setting as a reader found it: the key path as written (`a.b.c`, `a.list[0]`), the
+/// value (quotes and escapes resolved; an empty value is `""`) and its 1-based line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Entry {
+    pub key: String,
+    pub value: String,
+    pub line: usize,
+}
+
+/// Whether `text` is a `.properties` fragment: its first significant line has `=` before
+/// any `:` or is a `!` comment. Anything else is read as YAML (a properties line written
+/// `a.b.c: value` is also a YAML line meaning the same).
+pub fn is_properties(text: &str) -> bool {
+    for line in text.lines() {
+        let line = line.trim_start();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with('!') {
+            return true;
+        }
+        return match (line.find('='), line.find(':')) {
+            (Some(eq), Some(colon)) => eq < colon,
+            (Some(_), None) => true,
+            _ => false,
+        };
+    }
+    false
+}
+
+// ---------------------------------------------------------------------------------------
+// Exception names
+// ---------------------------------------------------------------------------------------
+
+/// The simulation's exception names and the classes Spring loads for them. The engine
+/// matches exceptions by simple name; a fragment needs fully qualified ones.
+pub const EXCEPTION_CLASSES: [(&str, &str); 35] = [
+    ("Throwable", "java.lang.Throwable"),
+    ("Exception", "java.lang.Exception"),
+    ("Error", "java.lang.Error"),
+    ("RuntimeException", "java.lang.RuntimeException"),
+    ("IllegalStateException", "java.lang.IllegalStateException"),
+    (
+        "IllegalArgumentException",
+        "java.lang.IllegalArgumentException",
+    ),
+    ("NullPointerException", "java.lang.NullPointerException"),
+    ("NumberFormatException", "java.lang.NumberFormatException"),
+    ("InterruptedException", "java.lang.InterruptedException"),
+    ("OutOfMemoryError", "java.lang.OutOfMemoryError"),
+    ("StackOverflowError", "java.lang.StackOverflowError"),
+    ("VirtualMachineError", "java.lang.VirtualMachineError"),
+    ("AssertionError", "java.lang.AssertionError"),
+    ("IOException", "java.io.IOException"),
+    ("InterruptedIOException", "java.io.InterruptedIOException"),
+    ("SocketException", "java.net.SocketException"),
+    ("ConnectException", "java.net.ConnectException"),
+    ("NoRouteToHostException", "java.net.NoRouteToHostException"),
+    ("SocketTimeoutException", "java.net.SocketTimeoutException"),
+    ("UnknownHostException", "java.net.UnknownHostException"),
+    ("SSLException", "javax.net.ssl.SSLException"),
+    ("TimeoutException", "java.util.concurrent.TimeoutException"),
+    (
+        "ExecutionException",
+        "java.util.concurrent.ExecutionException",
+    ),
+    (
+        "CompletionException",
+        "java.util.concurrent.CompletionException",
+    ),
+    (
+        "RejectedExecutionException",
+        "java.util.concurrent.RejectedExecutionException",
+    ),
+    (
+        "NestedRuntimeException",
+        "org.springframework.core.NestedRuntimeException",
+    ),
+    (
+        "RestClientException",
+        "org.springframework.web.client.RestClientException",
+    ),
+    (
+        "RestClientResponseException",
+        "org.springframework.web.client.RestClientResponseException",
+    ),
+    (
+        "HttpStatusCodeException",
+        "org.springframework.web.client.HttpStatusCodeException",
+    ),
+    (
+        "HttpServerErrorException",
+        "org.springframework.web.client.HttpServerErrorException",
+    ),
+    (
+        "HttpClientErrorException",
+        "org.springframework.web.client.HttpClientErrorException",
+    ),
+    (
+        "ResourceAccessException",
+        "org.springframework.web.client.ResourceAccessException",
+    ),
+    // RestTemplate's 404 (a nested class, in its binary name, which Class.forName reads).
+    (
+        "NotFoundException",
+        "org.springframework.web.client.HttpClientErrorException$NotFound",
+    ),
+    (
+        "CallNotPermittedException",
+        "io.github.resilience4j.circuitbreaker.CallNotPermittedException",
+    ),
+    (
+        "BulkheadFullException",
+        "io.github.resilience4j.bulkhead.BulkheadFullException",
+    ),
+];
+
+/// The class name a fragment writes for an engine exception name: the known class, the
+/// name itself when it already has a package, else the name in [`MADE_UP_PACKAGE`].
+pub fn class_name(name: &str) -> String {
+    let name = name.trim();
+    if let Some((_, class)) = EXCEPTION_CLASSES.iter().find(|(simple, _)| *simple == name) {
+        return class.to_string();
+    }
+    if name.contains('.') {
+        return name.to_string();
+    }
+    format!("{MADE_UP_PACKAGE}{name}")
+}
+
+/// The engine's name for a class a fragment names: a known class (by `$` or `.` nesting)
+/// or one in [`MADE_UP_PACKAGE`] gives its simple name; any other class keeps its full
+/// name (the engine matches it by its simple name).
+pub fn engine_exception_name(class: &str) -> String {
+    let class = class.trim();
+    let binary = |c: &str| c.replace('$', ".");
+    if let Some((simple, _)) = EXCEPTION_CLASSES
+        .iter()
+        .find(|(_, known)| binary(known) == binary(class))
+    {
+        return simple.to_string();
+    }
+    match class.strip_prefix(MADE_UP_PACKAGE) {
+        Some(simple) if !simple.contains('.') => simple.to_string(),
+        _ => class.to_string(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Notes a config calls for by itself
+// ---------------------------------------------------------------------------------------
+
+/// The notes any instance with this config carries: exceptions with a made-up package,
+/// values Spring Boot's binding refuses though the engine takes them, engine-only switches.
+pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
+    let mut notes = Vec::new();
+    let mut exceptions = |names: &[String]| {
+        for name in names {
+            let class = class_name(name);
+            if class.starts_with(MADE_UP_PACKAGE) && !name.contains('.') {
+                notes.push(format!(
+                    "{name} is the simulation's own exception: written here as {class}, a made-up package; use your own class."
+                ));
+            } else if name == "NotFoundException" {
+                notes.push(
+                    "NotFoundException (a 404) is written as RestTemplate's HttpClientErrorException.NotFound; use the 404 exception of your HTTP client.".to_string(),
+                );
+            }
+        }
+    };
+    match config {
+        PolicyConfig::CircuitBreaker(c) => {
+            exceptions(&c.record_exceptions);
+            exceptions(&c.ignore_exceptions);
+            for (key, rate) in [
+                ("failure-rate-threshold", c.failure_rate_threshold),
+                ("slow-call-rate-threshold", c.slow_call_rate_threshold),
+            ] {
+                if rate < 1.0 {
+                    notes.push(format!("Spring Boot refuses a {key} below 1 (the builder takes it)."));
+                }
+            }
+        }
+        PolicyConfig::Retry(c) => {
+            exceptions(&c.retry_exceptions);
+            exceptions(&c.ignore_exceptions);
+            let factor = match c.interval_function {
+                Some(crate::policy::retry::IntervalFunction::Randomized {
+                    randomization_factor,
+                    ..
+                })
+                | Some(crate::policy::retry::IntervalFunction::ExponentialRandomized {
+                    randomization_factor,
+                    ..
+                }) => randomization_factor,
+                _ => 0.0,
+            };
+            if factor >= 1.0 {
+                notes.push("Spring Boot refuses randomized-wait-factor: 1 (it takes 0 up to, not including, 1); the builder takes it.".to_string());
+            }
+        }
+        PolicyConfig::Bulkhead(c) if c.max_concurrent_calls == 0 => notes.push(
+            "Spring Boot refuses max-concurrent-calls: 0 (at least 1); the simulation's 0 refuses every call.".to_string(),
+        ),
+        _ => {}
+    }
+    notes
+}
+
+// ---------------------------------------------------------------------------------------
+// Spring Boot durations
+// ---------------------------------------------------------------------------------------
+
+/// Reads a duration as Spring Boot's `DurationStyle` does: `500ms`, `10s`, `2m`, `1h`,
+/// `1d`, `ns`/`us` (units in any case), a bare number of milliseconds, or ISO-8601
+/// (`PT10S`, `PT0.5S`, `P1DT2H`). The simulation counts whole milliseconds, so a
+/// negative duration or a fraction of a millisecond is refused.
+pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
+    let text = text.trim();
+    let bad = || {
+        format!(
+            "`{text}` is not a duration (write 500ms, 10s, 2m, a number of milliseconds or PT10S)"
+        )
+    };
+    let nanos: i64 = if text.trim_start_matches(['+', '-']).starts_with(['P', 'p']) {
+        iso_nanos(text).ok_or_else(bad)?
+    } else {
+        let unsigned = text.trim_start_matches(['+', '-']);
+        if text.len() - unsigned.len() > 1 {
+            return Err(bad());
+        }
+        let digits = unsigned.bytes().take_while(u8::is_ascii_digit).count();
+        let (number, unit) = unsigned.split_at(digits);
+        if number.is_empty() || unit.len() > 2 || number.len() > 30 {
+            return Err(bad());
+        }
+        let factor: i64 = match unit.to_ascii_lowercase().as_str() {
+            "ns" => 1,
+            "us" => 1_000,
+            "" | "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            "d" => 86_400_000_000_000,
+            _ => {
+                return Err(format!(
+                    "unknown unit in `{text}` (use ns, us, ms, s, m, h or d)"
+                ))
+            }
+        };
+        let value: i64 = number
+            .parse()
+            .map_err(|_| format!("`{text}` is too long"))?;
+        let value = value.checked_mul(factor).ok_or_else(bad)?;
+        if text.starts_with('-') {
+            -value
+        } else {
+            value
+        }
+    };
+    if nanos < 0 {
+        return Err(format!("`{text}` is negative"));
+    }
+    if nanos % 1_000_000 != 0 {
+        return Err(format!(
+            "`{text}` is not a whole number of milliseconds (the simulation counts milliseconds)"
+        ));
+    }
+    u64::try_from(nanos / 1_000_000).map_err(|_| format!("`{text}` is too long"))
+}
+
+/// `java.time.Duration.parse`: `[+-]P[nD][T[nH][nM][n[.f]S]]`, each number signed.
+fn iso_nanos(text: &str) -> Option<i64> {
+    let (negative, rest) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    let rest = rest.strip_prefix(['P', 'p'])?;
+    let (days, time) = match rest.find(['T', 't']) {
+        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+        None => (rest, None),
+    };
+    let mut total: i64 = 0;
+    let mut any = false;
+    if !days.is_empty() {
+        let n = days.strip_suffix(['D', 'd'])?;
+        total = signed_whole(n)?.checked_mul(86_400_000_000_000)?;
+        any = true;
+    }
+    if let Some(mut time) = time {
+        if time.is_empty() {
+            return None;
+        }
+        for (suffix, factor) in [('H', 3_600_000_000_000_i64), ('M', 60_000_000_000)] {
+            if let Some(i) = time.find([suffix, suffix.to_ascii_lowercase()]) {
+                let n = signed_whole(&time[..i])?;
+                total = total.checked_add(n.checked_mul(factor)?)?;
+                time = &time[i + 1..];
+                any = true;
+            }
+        }
+        if !time.is_empty() {
+            let n = time.strip_suffix(['S', 's'])?;
+            let (sign, n) = match n.as_bytes().first()? {
+                b'-' => (-1, &n[1..]),
+                b'+' => (1, &n[1..]),
+                _ => (1, n),
+            };
+            let (whole, fraction) = n.split_once(['.', ',']).unwrap_or((n, ""));
+            if whole.is_empty() || fraction.len() > 9 {
+                return None;
+            }
+            let seconds = signed_whole(whole)?;
+            if !fraction.bytes().all(|b| b.is_ascii_digit()) {
+                return None;
+            }
+            let frac: i64 = format!("{fraction:0<9}").parse().ok()?;
+            let nanos = seconds.checked_mul(1_000_000_000)?.checked_add(frac)?;
+            total = total.checked_add(nanos.checked_mul(sign)?)?;
+            any = true;
+        }
+    }
+    match (any, negative) {
+        (false, _) => None,
+        (true, true) => total.checked_neg(),
+        (true, false) => Some(total),
+    }
+}
+
+fn signed_whole(text: &str) -> Option<i64> {
+    let digits = text.trim_start_matches(['+', '-']);
+    if digits.is_empty()
+        || digits.len() > 20
+        || text.len() - digits.len() > 1
+        || !digits.bytes().all(|b| b.is_ascii_digit())
+    {
+        return None;
+    }
+    text.parse().ok()
+}
+
+/// Splits a key path into segments: `a.b[0]` is `a`, `b`, `[0]`; `a[x.y].b` is `a`,
+/// `[x.y]`, `b` (Spring's bracket notation). `None` when the brackets do not pair.
+pub(crate) fn split_path(key: &str) -> Option<Vec<&str>> {
+    let mut segments = Vec::new();
+    let mut start = 0;
+    let bytes = key.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'.' => {
+                if i > start {
+                    segments.push(&key[start..i]);
+                } else if i == 0 || bytes[i - 1] != b']' {
+                    return None;
+                }
+                start = i + 1;
+            }
+            b'[' => {
+                if i > start {
+                    segments.push(&key[start..i]);
+                }
+                let close = key[i..].find(']')? + i;
+                segments.push(&key[i..=close]);
+                i = close;
+                start = close + 1;
+            }
+            b']' => return None,
+            _ => {}
+        }
+        i += 1;
+    }
+    if start < key.len() {
+        segments.push(&key[start..]);
+    } else if key.is_empty() || key.ends_with('.') {
+        return None;
+    }
+    Some(segments)
+}
+
+/// Spring's relaxed binding compares names without case, dashes or underscores.
+pub(crate) fn canonical(name: &str) -> String {
+    name.chars()
+        .filter(char::is_ascii_alphanumeric)
+        .map(|c| c.to_ascii_lowercase())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn spring_durations() {
+        // DurationStyle: SIMPLE `^([+-]?\d+)([a-zA-Z]{0,2})$`, a bare number is ms.
+        for (text, ms) in [
+            ("500ms", 500),
+            ("10s", 10_000),
+            ("10S", 10_000),
+            ("2m", 120_000),
+            ("1h", 3_600_000),
+            ("1d", 86_400_000),
+            ("1500", 1_500),
+            ("+7", 7),
+            ("2000us", 2),
+            ("3000000ns", 3),
+            ("PT10S", 10_000),
+            ("pt0.5s", 500),
+            ("PT1M30S", 90_000),
+            ("P1DT1H", 90_000_000),
+            ("PT2H-60M", 3_600_000),
+        ] {
+            assert_eq!(parse_spring_duration(text), Ok(ms), "{text}");
+        }
+        for bad in [
+            "", "soon", "5 s", "1.5s", "10sec", "-1s", "1500us", "P", "PT", "PT1.5MS", "P1Y",
+            "--5", "PT-1S",
+        ] {
+            assert!(parse_spring_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn paths_split_like_spring() {
+        assert_eq!(split_path("a.b[0]"), Some(vec!["a", "b", "[0]"]));
+        assert_eq!(split_path("a[x.y].b"), Some(vec!["a", "[x.y]", "b"]));
+        for bad in ["", "a..b", ".a", "a.", "a[0", "a]"] {
+            assert_eq!(split_path(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn exception_names_map_both_ways() {
+        assert_eq!(class_name("IOException"), "java.io.IOException");
+        assert_eq!(
+            class_name("CallNotPermittedException"),
+            "io.github.resilience4j.circuitbreaker.CallNotPermittedException"
+        );
+        assert_eq!(
+            class_name("CardDeclinedException"),
+            "com.example.shop.CardDeclinedException"
+        );
+        assert_eq!(class_name("feign.FeignException"), "feign.FeignException");
+        for (simple, class) in EXCEPTION_CLASSES {
+            assert_eq!(engine_exception_name(class), simple);
+        }
+        assert_eq!(
+            engine_exception_name(
+                "org.springframework.web.client.HttpClientErrorException.NotFound"
+            ),
+            "NotFoundException"
+        );
+        assert_eq!(
+            engine_exception_name("com.example.shop.CardDeclinedException"),
+            "CardDeclinedException"
+        );
+        assert_eq!(
+            engine_exception_name("feign.FeignException"),
+            "feign.FeignException"
+        );
+    }
+}

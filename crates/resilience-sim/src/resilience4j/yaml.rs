@@ -1,0 +1,517 @@
+//! A reader for the subset of YAML a Spring Boot `application.yml` fragment uses.
+//!
+//! Read:
+//! - block maps by indentation (spaces only): `key: value`, `key:` followed by a more
+//!   indented block; a key may hold dots (`resilience4j.retry:`), as Spring reads them;
+//! - scalars: plain (`50`, `10s`, `java.io.IOException`), `"double"` (with `\` escapes)
+//!   and `'single'` quoted (`''` is a quote); `~`, `null` and an empty value are `""`, as
+//!   Spring binds a null;
+//! - lists of scalars: block (`- item` lines, at the key's indentation or deeper) and flow
+//!   (`[a, b]`), flattened to `key[0]`, `key[1]`, ...;
+//! - comments (`#` at the start of a line, or after a space), blank lines, one leading
+//!   `---`.
+//!
+//! Refused, with the line and the reason: anchors (`&a`), aliases (`*a`), tags (`!t`),
+//! flow maps (`{a: 1}`), block scalars (`|`, `>`), a second document, directives, complex
+//! keys, lists of maps, nested lists, a plain value that goes on over several lines, and
+//! tabs in indentation. Work is bounded: at most [`MAX_INPUT`] bytes and [`MAX_DEPTH`]
+//! levels; the reader never panics and reports at most [`MAX_ERRORS`] problems.
+
+use super::{Entry, MAX_DEPTH, MAX_INPUT};
+
+/// Problems reported before the reader gives up.
+pub const MAX_ERRORS: usize = 50;
+
+struct Frame {
+    indent: usize,
+    prefix: String,
+    /// The next index when this block is a list.
+    list: Option<usize>,
+}
+
+/// Reads a YAML fragment into its settings, in order, or every problem (one line each).
+pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
+    if text.len() > MAX_INPUT {
+        return Err(vec![format!(
+            "the fragment is {} bytes; the reader takes at most {MAX_INPUT} (64 KB)",
+            text.len()
+        )]);
+    }
+    let mut entries = Vec::new();
+    let mut errors: Vec<String> = Vec::new();
+    let mut frames: Vec<Frame> = Vec::new();
+    // A `key:` with nothing after it: (its indentation, its path, its line).
+    let mut open: Option<(usize, String, usize)> = None;
+    let mut started = false;
+    for (index, raw) in text.split('\n').enumerate() {
+        if errors.len() >= MAX_ERRORS {
+            errors.push(format!("(stopped after {MAX_ERRORS} problems)"));
+            break;
+        }
+        let line = index + 1;
+        if let Err(e) = read_line(
+            raw,
+            &mut frames,
+            &mut open,
+            &mut started,
+            &mut entries,
+            line,
+        ) {
+            errors.push(format!("line {line}: {e}"));
+        }
+    }
+    if let Some((_, path, line)) = open {
+        entries.push(Entry {
+            key: path,
+            value: String::new(),
+            line,
+        });
+    }
+    if errors.is_empty() {
+        Ok(entries)
+    } else {
+        Err(errors)
+    }
+}
+
+/// Reads one line into `entries`, keeping the open blocks in `frames`.
+fn read_line(
+    raw: &str,
+    frames: &mut Vec<Frame>,
+    open: &mut Option<(usize, String, usize)>,
+    started: &mut bool,
+    entries: &mut Vec<Entry>,
+    line: usize,
+) -> Result<(), String> {
+    let raw = raw.strip_suffix('\r').unwrap_or(raw);
+    let indent = raw.len() - raw.trim_start_matches(' ').len();
+    let rest = &raw[indent..];
+    let trimmed = rest.trim();
+    if trimmed.is_empty() || trimmed.starts_with('#') {
+        return Ok(());
+    }
+    if rest.starts_with('\t') {
+        return Err("a tab in the indentation (YAML indents with spaces)".into());
+    }
+    if indent == 0 && (is_marker(rest, "---") || is_marker(rest, "...")) {
+        let first = !*started && rest.starts_with("---");
+        *started = true;
+        return match first {
+            true => Ok(()),
+            false => Err("a second YAML document (`---` or `...`): paste one document".into()),
+        };
+    }
+    if indent == 0 && rest.starts_with('%') {
+        return Err("YAML directives (`%`) are not supported".into());
+    }
+    let item = is_item(rest);
+    if let Some((key_indent, path, key_line)) = open.take() {
+        if item && indent >= key_indent || indent > key_indent {
+            if frames.len() >= MAX_DEPTH {
+                return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+            }
+            frames.push(Frame {
+                indent,
+                prefix: path,
+                list: item.then_some(0),
+            });
+        } else {
+            entries.push(Entry {
+                key: path,
+                value: String::new(),
+                line: key_line,
+            });
+        }
+    }
+    *started = true;
+    if frames.is_empty() && entries.is_empty() {
+        // The first line sets the top level's indentation.
+        frames.push(Frame {
+            indent,
+            prefix: String::new(),
+            list: None,
+        });
+    }
+    while frames
+        .last()
+        .is_some_and(|f| f.indent > indent || (f.indent == indent && f.list.is_some() && !item))
+    {
+        frames.pop();
+    }
+    let Some(frame) = frames.last_mut().filter(|f| f.indent == indent) else {
+        return Err("the indentation does not line up with any line above (or a value goes on over several lines: keep it on one line, or quote it)".into());
+    };
+    match frame.list {
+        Some(n) => {
+            let value = list_item(&rest[1..])?;
+            entries.push(Entry {
+                key: format!("{}[{n}]", frame.prefix),
+                value,
+                line,
+            });
+            frame.list = Some(n + 1);
+        }
+        None => match map_line(rest, &frame.prefix)? {
+            Some(value) => value.into_entries(line, entries),
+            None => *open = Some((indent, key_path(&frame.prefix, rest), line)),
+        },
+    }
+    Ok(())
+}
+
+fn is_marker(rest: &str, marker: &str) -> bool {
+    rest.strip_prefix(marker)
+        .is_some_and(|after| after.trim().is_empty() || after.trim_start().starts_with('#'))
+}
+
+fn is_item(rest: &str) -> bool {
+    rest == "-" || rest.starts_with("- ") || rest.starts_with("-\t")
+}
+
+/// A key's value: `None` in [`map_line`] means "a block follows".
+enum Value {
+    Scalar(String, String),
+    List(String, Vec<String>),
+}
+
+impl Value {
+    fn into_entries(self, line: usize, entries: &mut Vec<Entry>) {
+        match self {
+            Value::Scalar(key, value) => entries.push(Entry { key, value, line }),
+            // `key: []` binds as an empty value, as Spring's YAML loader gives it.
+            Value::List(key, items) if items.is_empty() => entries.push(Entry {
+                key,
+                value: String::new(),
+                line,
+            }),
+            Value::List(key, items) => {
+                for (i, value) in items.into_iter().enumerate() {
+                    entries.push(Entry {
+                        key: format!("{key}[{i}]"),
+                        value,
+                        line,
+                    });
+                }
+            }
+        }
+    }
+}
+
+fn join(prefix: &str, key: &str) -> String {
+    if prefix.is_empty() {
+        key.to_string()
+    } else {
+        format!("{prefix}.{key}")
+    }
+}
+
+/// The path of a `key:` line already checked by [`map_line`].
+fn key_path(prefix: &str, rest: &str) -> String {
+    match split_key(rest) {
+        Ok((key, _)) => join(prefix, &key),
+        Err(_) => prefix.to_string(),
+    }
+}
+
+/// A `key: value` line: `Some` with its value, or `None` for `key:` (a block follows).
+fn map_line(rest: &str, prefix: &str) -> Result<Option<Value>, String> {
+    if is_item(rest) {
+        return Err("a list item where a key was expected".into());
+    }
+    let (key, after) = split_key(rest)?;
+    let after = after.trim();
+    if after.is_empty() || after.starts_with('#') {
+        return Ok(None);
+    }
+    let path = join(prefix, &key);
+    if after.starts_with('[') {
+        return Ok(Some(Value::List(path, flow_list(after)?)));
+    }
+    Ok(Some(Value::Scalar(path, scalar(after)?)))
+}
+
+/// Splits `key: rest`; the key may be quoted.
+fn split_key(rest: &str) -> Result<(String, &str), String> {
+    if rest.starts_with("? ") || rest == "?" {
+        return Err("complex keys (`? `) are not supported".into());
+    }
+    if rest.starts_with(['"', '\'']) {
+        let (key, after) = quoted(rest)?;
+        let after = after.trim_start();
+        return match after.strip_prefix(':') {
+            Some(value) if value.is_empty() || value.starts_with([' ', '\t']) => Ok((key, value)),
+            _ => Err("expected `:` after the quoted key".into()),
+        };
+    }
+    if let Some(e) = indicator(rest) {
+        return Err(e);
+    }
+    let colon = rest
+        .char_indices()
+        .find(|&(i, c)| {
+            c == ':'
+                && rest[i + 1..]
+                    .chars()
+                    .next()
+                    .is_none_or(|n| n == ' ' || n == '\t')
+        })
+        .map(|(i, _)| i);
+    let Some(colon) = colon.filter(|&c| !rest[..c].contains(" #")) else {
+        return Err(format!(
+            "expected `key: value`, found `{}`",
+            shorten(rest.trim())
+        ));
+    };
+    let key = rest[..colon].trim_end();
+    if key.is_empty() {
+        return Err("a `:` with no key before it".into());
+    }
+    Ok((key.to_string(), &rest[colon + 1..]))
+}
+
+/// The refusal for a scalar or key starting with a YAML indicator this reader does not
+/// take.
+fn indicator(text: &str) -> Option<String> {
+    let what = match text.chars().next()? {
+        '&' => "anchors (`&name`) are not supported",
+        '*' => "aliases (`*name`) are not supported",
+        '!' => "tags (`!tag`) are not supported",
+        '{' => "flow maps (`{a: 1}`) are not supported: write one `key: value` per line",
+        '|' | '>' => "block scalars (`|`, `>`) are not supported: keep the value on one line",
+        '@' | '`' => "`@` and `` ` `` are reserved in YAML: quote the value",
+        '%' => "a value starting with `%` must be quoted",
+        _ => return None,
+    };
+    Some(what.to_string())
+}
+
+/// A plain or quoted scalar (the text after `key: ` or `- `), with a comment allowed after.
+fn scalar(text: &str) -> Result<String, String> {
+    if text.starts_with(['"', '\'']) {
+        let (value, after) = quoted(text)?;
+        let after = after.trim_start();
+        if !after.is_empty() && !after.starts_with('#') {
+            return Err(format!(
+                "unexpected `{}` after the quoted value",
+                shorten(after)
+            ));
+        }
+        return Ok(value);
+    }
+    if let Some(e) = indicator(text) {
+        return Err(e);
+    }
+    if text.starts_with("- ") || text == "-" {
+        return Err("a list item after a key: put `- item` on the next line".into());
+    }
+    let value = match text.find(" #").or_else(|| text.find("\t#")) {
+        Some(i) => &text[..i],
+        None => text,
+    }
+    .trim_end();
+    if value.contains(": ") || value.ends_with(':') {
+        return Err("a `key: value` inside a value: quote the value".into());
+    }
+    Ok(match value {
+        "~" | "null" | "Null" | "NULL" => String::new(),
+        _ => value.to_string(),
+    })
+}
+
+/// `[a, "b", 'c']`: scalars only.
+fn flow_list(text: &str) -> Result<Vec<String>, String> {
+    let mut items = Vec::new();
+    let mut rest = text[1..].trim_start();
+    loop {
+        if let Some(after) = rest.strip_prefix(']') {
+            let after = after.trim_start();
+            if !after.is_empty() && !after.starts_with('#') {
+                return Err(format!("unexpected `{}` after the list", shorten(after)));
+            }
+            return Ok(items);
+        }
+        if rest.starts_with(['[', '{']) {
+            return Err("nested lists and maps are not supported".into());
+        }
+        let (item, after) = if rest.starts_with(['"', '\'']) {
+            quoted(rest)?
+        } else {
+            let end = rest
+                .find([',', ']', '[', '{', '}', '#'])
+                .ok_or("a `[` list without its `]`: keep the list on one line")?;
+            if let Some(e) = indicator(rest) {
+                return Err(e);
+            }
+            (rest[..end].trim_end().to_string(), &rest[end..])
+        };
+        if item.is_empty() && !after.starts_with(']') {
+            return Err("an empty item in a `[...]` list".into());
+        }
+        if !item.is_empty() {
+            items.push(item);
+        }
+        let after = after.trim_start();
+        rest = match after.strip_prefix(',') {
+            Some(next) => next.trim_start(),
+            None if after.starts_with(']') => after,
+            None if after.is_empty() => {
+                return Err("a `[` list without its `]`: keep the list on one line".into())
+            }
+            None => return Err(format!("expected `,` or `]`, found `{}`", shorten(after))),
+        };
+    }
+}
+
+/// A `- item` line's item.
+fn list_item(text: &str) -> Result<String, String> {
+    let item = text.trim();
+    if item.is_empty() || item.starts_with('#') {
+        return Err("an empty list item (or a block under `-`): not supported".into());
+    }
+    if is_item(item) || item.starts_with('[') {
+        return Err("nested lists are not supported".into());
+    }
+    if !item.starts_with(['"', '\'']) && split_key(item).is_ok() {
+        return Err("a list of maps (`- key: value`) is not supported".into());
+    }
+    scalar(item)
+}
+
+/// A quoted scalar at the start of `text`: its value and the text after the closing quote.
+fn quoted(text: &str) -> Result<(String, &str), String> {
+    let quote = text.chars().next().ok_or("a missing value")?;
+    let mut value = String::new();
+    let mut chars = text.char_indices().skip(1);
+    while let Some((i, c)) = chars.next() {
+        if c == quote {
+            if quote == '\'' && text[i + 1..].starts_with('\'') {
+                value.push('\'');
+                chars.next();
+                continue;
+            }
+            return Ok((value, &text[i + 1..]));
+        }
+        if c == '\\' && quote == '"' {
+            let Some((_, e)) = chars.next() else { break };
+            let hex = |n: usize, chars: &mut dyn Iterator<Item = (usize, char)>| {
+                let digits: String = chars.take(n).map(|(_, c)| c).collect();
+                u32::from_str_radix(&digits, 16)
+                    .ok()
+                    .filter(|_| digits.len() == n)
+                    .and_then(char::from_u32)
+                    .ok_or_else(|| format!("a bad `\\{e}` escape in a quoted value"))
+            };
+            value.push(match e {
+                'n' => '\n',
+                't' => '\t',
+                'r' => '\r',
+                '0' => '\0',
+                '"' | '\\' | '/' | ' ' => e,
+                'x' => hex(2, &mut chars)?,
+                'u' => hex(4, &mut chars)?,
+                'U' => hex(8, &mut chars)?,
+                _ => return Err(format!("an unknown escape `\\{e}` in a quoted value")),
+            });
+            continue;
+        }
+        value.push(c);
+    }
+    Err("a quoted value without its closing quote (keep it on one line)".into())
+}
+
+fn shorten(text: &str) -> String {
+    match text.char_indices().nth(40) {
+        Some((i, _)) => format!("{}…", &text[..i]),
+        None => text.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pairs(text: &str) -> Vec<(String, String, usize)> {
+        read(text)
+            .unwrap()
+            .into_iter()
+            .map(|e| (e.key, e.value, e.line))
+            .collect()
+    }
+
+    fn p(key: &str, value: &str, line: usize) -> (String, String, usize) {
+        (key.into(), value.into(), line)
+    }
+
+    #[test]
+    fn maps_lists_quotes_and_comments() {
+        let text = "---\n# a comment\nresilience4j:\n  circuitbreaker:\n    instances:\n      a:\n        failure-rate-threshold: 50 # percent\n        record-exceptions:\n        - java.io.IOException\n        - \"java.net.ConnectException\"\n        ignore-exceptions: ['x.Y', z.W]\n        name: 'it''s'\n        empty:\n  retry.instances.b.max-attempts: 3\n";
+        assert_eq!(
+            pairs(text),
+            vec![
+                p(
+                    "resilience4j.circuitbreaker.instances.a.failure-rate-threshold",
+                    "50",
+                    7
+                ),
+                p(
+                    "resilience4j.circuitbreaker.instances.a.record-exceptions[0]",
+                    "java.io.IOException",
+                    9
+                ),
+                p(
+                    "resilience4j.circuitbreaker.instances.a.record-exceptions[1]",
+                    "java.net.ConnectException",
+                    10
+                ),
+                p(
+                    "resilience4j.circuitbreaker.instances.a.ignore-exceptions[0]",
+                    "x.Y",
+                    11
+                ),
+                p(
+                    "resilience4j.circuitbreaker.instances.a.ignore-exceptions[1]",
+                    "z.W",
+                    11
+                ),
+                p("resilience4j.circuitbreaker.instances.a.name", "it's", 12),
+                p("resilience4j.circuitbreaker.instances.a.empty", "", 13),
+                p("resilience4j.retry.instances.b.max-attempts", "3", 14),
+            ]
+        );
+    }
+
+    #[test]
+    fn refusals_name_the_line() {
+        for (text, line, words) in [
+            ("a:\n  b: &x 1\n", 2, "anchors"),
+            ("a:\n  b: *x\n", 2, "aliases"),
+            ("a: !!str 1\n", 1, "tags"),
+            ("a: {b: 1}\n", 1, "flow maps"),
+            ("a: |\n  text\n", 1, "block scalars"),
+            ("a: 1\n---\nb: 2\n", 2, "second YAML document"),
+            ("a:\n\tb: 1\n", 2, "tab"),
+            ("a:\n  - b: 1\n", 2, "list of maps"),
+            ("a:\n  b: 1\n   c: 2\n", 3, "indentation"),
+            ("a: b\n  c\n", 2, "indentation"),
+            ("a: \"open\n", 1, "closing quote"),
+            ("just text\n", 1, "expected `key: value`"),
+        ] {
+            let errors = read(text).unwrap_err();
+            assert!(
+                errors[0].starts_with(&format!("line {line}: ")) && errors[0].contains(words),
+                "{text:?}: {errors:?}"
+            );
+            assert!(errors.iter().all(|e| !e.contains('\n')));
+        }
+    }
+
+    #[test]
+    fn work_is_bounded() {
+        let deep: String = (0..40)
+            .map(|i| format!("{}k{i}:\n", " ".repeat(i)))
+            .collect();
+        assert!(read(&deep).unwrap_err()[0].contains("deeper than 32"));
+        let big = "a: 1\n".repeat(20_000);
+        assert!(read(&big).unwrap_err()[0].contains("64 KB"));
+    }
+}
