@@ -10,9 +10,11 @@ use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
 use crate::course::labs::LabPage;
+use crate::course::overview::Overview;
 use crate::course::tick_demo::TickDemo;
+use crate::embed;
 use crate::nav::{read_location, set_document_title, DemoLink, Location};
-use crate::views::html::{effect, Html};
+use crate::views::html::{click, effect, Html};
 
 #[component]
 pub fn App() -> impl IntoView {
@@ -25,8 +27,10 @@ pub fn App() -> impl IntoView {
     // one page into another, and the list diffing, out of the wasm: about 4 KB gzip.
     let main = NodeRef::<leptos::html::Main>::new();
     let mut page: Option<(u32, Box<dyn Any>)> = None;
+    let embedded = location.with_untracked(|l| l.embed);
     effect(move || {
-        let number = location.with(|l| l.state.demo);
+        // The overview is page 0: no demo has that number.
+        let number = location.with(|l| if l.overview { 0 } else { l.state.demo });
         let Some(main) = main.get() else { return };
         if page.as_ref().is_some_and(|(open, _)| *open == number) {
             return;
@@ -34,11 +38,16 @@ pub fn App() -> impl IntoView {
         let navigated = page.is_some();
         drop(page.take());
         let mounted: Box<dyn Any> = match catalogue::lab(number) {
+            _ if number == 0 => Box::new(mount_to(main.clone(), move || {
+                view! { <Overview location=location /> }
+            })),
             Some(info) => Box::new(mount_to(main.clone(), move || {
                 view! { <LabPage info=*info location=location /> }
             })),
             None => {
-                let Location { state, problems } = location.get_untracked();
+                let Location {
+                    state, problems, ..
+                } = location.get_untracked();
                 Box::new(mount_to(main.clone(), move || {
                     view! { <TickDemo initial=state problems=problems location=location /> }
                 }))
@@ -47,11 +56,36 @@ pub fn App() -> impl IntoView {
         page.replace((number, mounted));
         // Every page has its own title, demo or lab, set again on Back and Forward.
         set_document_title(number);
+        if number == 0 {
+            document().set_title("Course overview for teachers — Resilience Playground");
+        }
         // After a move to another demo, focus goes to the new page (not on the first load).
         if navigated {
             let _ = main.focus();
         }
     });
+
+    if embedded {
+        // The demo alone, sized to its content, with a way out to the whole course.
+        if let Some(root) = document().document_element() {
+            let _ = root.set_attribute("data-embed", "");
+        }
+        embed::post_height_to_parent(location.with_untracked(|l| l.state.demo));
+        return view! {
+            <p class="embed-bar">
+                <a href="?demo=1" target="_blank" rel="noopener" data-testid="open-full-course"
+                    on:click=click(|e| {
+                        // The full page of what the frame shows now, with its state.
+                        let link = crate::nav::current_query().replace("&embed=1", "");
+                        if let Some(a) = e.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()) {
+                            let _ = a.set_attribute("href", &link);
+                        }
+                    })>"Open in the full course ↗"</a>
+            </p>
+            <main id="main" class="demo-frame" tabindex="-1" node_ref=main></main>
+        }
+        .into_any();
+    }
 
     view! {
         <a class="skip-link" href="#main">"Skip to the demo"</a>
@@ -62,7 +96,7 @@ pub fn App() -> impl IntoView {
             </p>
         </header>
         <div class="course">
-            <nav class="demo-list" aria-labelledby="demo-list-heading">
+            <nav class="demo-list" aria-labelledby="demo-list-heading" data-testid="course-nav">
                 <h2 id="demo-list-heading">"Demos"</h2>
                 <ol>
                     {catalogue::course()
@@ -78,6 +112,7 @@ pub fn App() -> impl IntoView {
                         })
                         .collect_view()}
                 </ol>
+                <p class="overview-link"><a href="?overview=1" data-testid="overview-link">"For teachers: the course at a glance"</a></p>
             </nav>
             <main id="main" class="demo-frame" tabindex="-1" node_ref=main></main>
         </div>
@@ -87,4 +122,5 @@ pub fn App() -> impl IntoView {
             </p>
         </footer>
     }
+    .into_any()
 }

@@ -7,6 +7,7 @@
 pub mod app;
 pub mod components;
 pub mod course;
+pub mod embed;
 pub mod format;
 pub mod nav;
 pub mod settings_form;

@@ -5,6 +5,7 @@
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
+use crate::embed;
 use crate::url_state::UrlState;
 use crate::views::html::{click, live_attr};
 
@@ -14,11 +15,21 @@ use crate::views::html::{click, live_attr};
 pub struct Location {
     pub state: UrlState,
     pub problems: Vec<String>,
+    /// `?embed=1`: the demo alone, in a course page's frame ([`crate::embed`]).
+    pub embed: bool,
+    /// `?overview=1`: the teachers' overview of the course instead of a demo.
+    pub overview: bool,
 }
 
 pub fn read_location() -> Location {
-    let (state, problems) = UrlState::parse(&current_query());
-    Location { state, problems }
+    let query = current_query();
+    let (state, problems) = UrlState::parse(&query);
+    Location {
+        state,
+        problems,
+        embed: embed::is_embedded(&query),
+        overview: embed::is_overview(&query),
+    }
 }
 
 /// Opens demo `number` as a new history entry.
@@ -33,11 +44,14 @@ fn push_demo(location: RwSignal<Location>, number: u32) {
     location.set(Location {
         state: UrlState::demo(number),
         problems: Vec::new(),
+        embed: false,
+        overview: false,
     });
 }
 
 /// A link to a demo: a real `?demo=N` link (it can be copied or opened in a new tab) that
-/// opens the demo in place on a plain click.
+/// opens the demo in place on a plain click; in embed mode, in a new tab (a frame on a
+/// course page shows the demo the teacher chose).
 #[component]
 pub fn DemoLink(
     number: u32,
@@ -49,11 +63,13 @@ pub fn DemoLink(
     #[prop(optional)] testid: &'static str,
 ) -> impl IntoView {
     let current = move || location.with(|l| l.state.demo == number);
+    let embedded = location.with_untracked(|l| l.embed);
     view! {
         <a href=format!("?demo={number}") class=class data-testid=testid
+            target=embedded.then_some("_blank") rel=embedded.then_some("noopener")
             aria-current=live_attr(move || current().then_some("page"))
             on:click=click(move |e| {
-                if e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key() || e.button() != 0 {
+                if embedded || e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key() || e.button() != 0 {
                     return;
                 }
                 e.prevent_default();
@@ -84,10 +100,19 @@ pub fn current_query() -> String {
         .unwrap_or_default()
 }
 
-/// Replaces the address's query (no new history entry), keeping the path: the site may be
-/// served from any path prefix. Does nothing when the address already says it.
+/// Replaces the address's query (no new history entry), keeping the path (the site may be
+/// served from any path prefix) and embed mode. Does nothing when the address already
+/// says it.
 pub fn replace_query(query: &str) {
-    if current_query().trim_start_matches('?') == query {
+    let current = current_query();
+    let embedded;
+    let query = if embed::is_embedded(&current) {
+        embedded = format!("{query}&embed=1");
+        embedded.as_str()
+    } else {
+        query
+    };
+    if current.trim_start_matches('?') == query {
         return;
     }
     if let Some(history) = web_sys::window().and_then(|w| w.history().ok()) {

@@ -64,7 +64,7 @@ impl UrlState {
                         "The seed “{value}” is not a whole number; the demo's seed is used."
                     )),
                 },
-                "embed" => {}
+                "embed" | "overview" => {}
                 // The text is read when the settings are applied, with a message per field.
                 name if settings_form::field(name).is_some() => state.settings.push((key, value)),
                 // A tracker's or a mailer's parameter is none of our business.
@@ -96,9 +96,9 @@ impl UrlState {
     }
 }
 
-/// The parameters every page of the course reads (`embed` is read by the embedding
-/// script, and ignored here).
-pub const PAGE_PARAMETERS: [&str; 2] = ["demo", "embed"];
+/// The parameters every page of the course reads (`embed` and `overview` choose how the
+/// course frame shows it: [`crate::embed`]).
+pub const PAGE_PARAMETERS: [&str; 3] = ["demo", "embed", "overview"];
 
 /// Every parameter a tick demo's link may hold.
 fn tick_demo_names() -> impl Iterator<Item = &'static str> {

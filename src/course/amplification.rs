@@ -10,7 +10,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::Section;
 use resilience_sim::scenario::labs::AmplificationLab;
 
-use super::labs::{lab_state, LabFrame};
+use super::labs::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, ControlList, Figure};
 use crate::format::{fixed, seconds, trim};
 use crate::nav::Location;
@@ -196,7 +196,7 @@ pub fn AmplificationPage(info: LabInfo, location: RwSignal<Location>) -> impl In
         }
     };
     view! {
-        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems after=Box::new(move || layers().into_any())>
             <Figure spec=chart(successes_chart) summary=summary(successes_summary)
                 testid="amp-successes" title="Successes per second." />

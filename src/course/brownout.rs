@@ -23,7 +23,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{ControlKind, ControlValue, LabSession};
 use wasm_bindgen::JsCast;
 
-use super::labs::{lab_state, LabFrame};
+use super::labs::{lab_state, tools, LabFrame};
 use super::pool::secs;
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::{fixed, rate};
@@ -1227,7 +1227,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     };
     view! {
         <div class="brownout" on:click=on_click on:input=on_input>
-            <LabFrame info=info location=location controls=controls refused=state.refused
+            <LabFrame info=info location=location tools=tools(info.number, state) controls=controls refused=state.refused
                 reset=Callback::new(move |_| state.reset()) problems=problems side=Box::new(side)>
                 <section class="panel bo-predict" aria-labelledby="bo-predict-heading">
                     <div inner_html=PREDICT_FORM></div>

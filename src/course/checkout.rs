@@ -15,7 +15,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
 use resilience_sim::Outcome;
 
-use super::labs::{lab_state, LabFrame};
+use super::labs::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, Figure};
 use crate::format::seconds;
 use crate::nav::Location;
@@ -526,7 +526,7 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         }
     };
     view! {
-        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems>
             <p class="predict" data-testid="checkout-predict"><strong>"Predict: "</strong>
                 {move || prediction(scenario.get())}</p>

@@ -9,7 +9,7 @@ use resilience_sim::policy::retry::Jitter;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::labs::JitterLab;
 
-use super::labs::{lab_state, LabFrame};
+use super::labs::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, Figure};
 use crate::format::{seconds, trim};
 use crate::nav::Location;
@@ -172,7 +172,7 @@ pub fn JitterPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView 
         })
     });
     view! {
-        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems page_controls_in_panel=true>
             <Figure spec=chart(calls_chart) summary=calls testid="jit-calls" title="Calls per 100 ms slot." />
             <Figure spec=chart(waiting_chart) summary=waiting testid="jit-waiting" title="Clients still waiting." />

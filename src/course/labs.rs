@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
+use resilience_sim::resilience4j::{self, Instance};
 use resilience_sim::scenario::catalogue::{Lab, LabInfo};
 use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 
@@ -17,6 +18,7 @@ use crate::course::{lab_text, LabText};
 use crate::nav::{current_query, replace_query, Location};
 use crate::url_state::{encode, is_foreign, query_pairs, PAGE_PARAMETERS};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
+use crate::views::page_tools::{ConfigText, PageTools, TeacherNotes};
 
 /// Opens the lab of `info` on the page's address.
 #[component]
@@ -84,6 +86,34 @@ pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
     (state, problems)
 }
 
+/// What a lab's page tools read from its session: its link, and its settings in
+/// Resilience4j's words (the engine's mapping, [`LabModel::resilience4j`]).
+pub fn tools<L: LabModel>(number: u32, state: LabState<L>) -> LabTools {
+    LabTools {
+        link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
+        config: Callback::new(move |_| {
+            state
+                .session
+                .with_untracked(|s| config_text(&s.config().resilience4j()))
+        }),
+    }
+}
+
+/// See [`tools`].
+#[derive(Clone, Copy)]
+pub struct LabTools {
+    pub link: Callback<(), String>,
+    pub config: Callback<(), ConfigText>,
+}
+
+/// Instances as the config dialog shows them.
+pub fn config_text(instances: &[Instance]) -> ConfigText {
+    ConfigText {
+        yaml: resilience4j::to_yaml(instances),
+        java: resilience4j::to_java(instances),
+    }
+}
+
 /// The page around a lab's figures: header, problems, figures beside the controls (with
 /// `side` above them, in the same column), then `after` (a side widget), the lesson and
 /// the pager.
@@ -91,6 +121,10 @@ pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
 pub fn LabFrame(
     info: LabInfo,
     location: RwSignal<Location>,
+    tools: LabTools,
+    /// Where the page takes a pasted Resilience4j fragment (the breaker sandbox).
+    #[prop(optional)]
+    import: Option<Callback<String, Result<String, Vec<String>>>>,
     /// The lab's controls ([`crate::components::bind_all`]).
     controls: Vec<ControlBinding>,
     refused: RwSignal<Option<String>>,
@@ -121,6 +155,8 @@ pub fn LabFrame(
     view! {
         <article class="lab" aria-labelledby="demo-heading">
             <PageHeader html=header />
+            <PageTools number=info.number title=info.title embedded=location.with_untracked(|l| l.embed)
+                link=tools.link config=tools.config import=import />
             <Problems link=problems refused=refused />
             <div class="workbench">
                 <div class="figures">{children()}</div>
@@ -148,6 +184,7 @@ pub fn LabFrame(
                     <p class="muted">{t.model}</p>
                 </section>
             })}
+            {(!location.with_untracked(|l| l.embed)).then(|| view! { <TeacherNotes number=info.number /> })}
             <Pager number=info.number location=location />
         </article>
     }

@@ -5,6 +5,7 @@ pub mod brownout;
 pub mod checkout;
 pub mod jitter;
 pub mod outcome;
+pub mod overview;
 pub mod tick_demo;
 
 /// What the page says around a tick demo. Written in our own words; the facts and numbers

@@ -12,7 +12,7 @@ use resilience_sim::model::shared_pool::{
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::pool_lab::PoolLab;
 
-use super::labs::{lab_state, LabFrame};
+use super::labs::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, Figure};
 use crate::format::{fixed, trim};
 use crate::nav::Location;
@@ -339,7 +339,7 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
         }
     };
     view! {
-        <LabFrame info=info location=location controls=controls.clone() refused=state.refused
+        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems>
             <Figure spec=spec summary=summary testid="pool-success"
                 title="Requests answered in time, per second." />

@@ -15,6 +15,7 @@
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use resilience_sim::policy::circuit_breaker::{CircuitBreakerEvent, State, WindowCell, WindowKind};
+use resilience_sim::resilience4j;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{number_text, LabSession};
 use resilience_sim::scenario::sandbox::{
@@ -24,7 +25,7 @@ use resilience_sim::scenario::sandbox::{
 use resilience_sim::Millis;
 use wasm_bindgen::JsCast;
 
-use super::labs::{lab_state, LabFrame};
+use super::labs::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, message, LabState};
 use crate::format::trim;
 use crate::nav::Location;
@@ -296,8 +297,26 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
         }
     });
     let controls = bind_all(state);
+    // A pasted Resilience4j fragment replaces the breaker's settings, all or nothing; the
+    // effect above then replays the session with them.
+    let import = Callback::new(move |text: String| {
+        let instances = resilience4j::read(&text)?;
+        // On a copy: a refusal leaves the page's session as it was.
+        let mut next = session.get_untracked();
+        let notes = resilience4j::apply_to_sandbox(&mut next, &instances)?;
+        let settings = next.settings().clone();
+        session.set(next);
+        state.session.set(LabSession::new(settings));
+        state.refused.set(None);
+        let mut done = "Applied: the breaker has this configuration now, and the calls sent so far were played again with it.".to_string();
+        for note in notes {
+            done.push(' ');
+            done.push_str(&note);
+        }
+        Ok(done)
+    });
     view! {
-        <LabFrame info=info location=location controls=controls refused=state.refused
+        <LabFrame info=info location=location tools=tools(info.number, state) import=import controls=controls refused=state.refused
             reset=Callback::new(move |_| {
                 state.reset();
                 session.update(BreakerSandbox::clear);

@@ -6,10 +6,12 @@ use std::time::Duration;
 use leptos::ev;
 use leptos::prelude::*;
 use resilience_sim::model::tick::{Behaviour, Protection, FLAKY_DEFAULT_PERCENT};
+use resilience_sim::resilience4j;
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
 
+use super::labs::config_text;
 use crate::course;
 use crate::nav::{replace_query, Location};
 use crate::settings_form::SettingsDraft;
@@ -19,6 +21,7 @@ use crate::views::compare::ComparePanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
 use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
+use crate::views::page_tools::{PageTools, TeacherNotes};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
@@ -125,6 +128,7 @@ pub fn TickDemo(
     let speed = RwSignal::new(SPEEDS[1].0);
 
     let outcome_box = NodeRef::<leptos::html::Div>::new();
+    let embedded = location.with_untracked(|l| l.embed);
 
     // Intents: each is one call on the session.
     let next_tick = move || act(session, &mut |s| s.next_tick());
@@ -257,6 +261,38 @@ pub fn TickDemo(
         }
     };
 
+    // The page tools: the link, the settings in Resilience4j's words, and a pasted fragment
+    // read by the engine and applied like the settings form's (replayed to this tick).
+    let link = Callback::new(move |_| {
+        session
+            .with_untracked(|s| url_of(demo_number, s))
+            .to_query()
+    });
+    let config = Callback::new(move |_| {
+        session.with_untracked(|s| config_text(&resilience4j::tick_instances(&s.scenario().tick)))
+    });
+    let import = Callback::new(move |text: String| {
+        let instances = resilience4j::read(&text)?;
+        let (breaker, bulkhead) = session
+            .with_untracked(|s| resilience4j::apply_to_tick(&s.scenario().tick, &instances))?;
+        let mut configs = Some((breaker, bulkhead));
+        let mut applied = Ok(0);
+        act(session, &mut |s| {
+            if let Some((b, h)) = configs.take() {
+                applied = s.apply_settings(b, h);
+            }
+        });
+        let t = applied.map_err(|e| vec![e.to_string()])?;
+        draft.set(session.with_untracked(|s| {
+            let tick = &s.scenario().tick;
+            SettingsDraft::from_configs(&tick.circuit_breaker, &tick.bulkhead)
+        }));
+        field_errors.set(Vec::new());
+        Ok(format!(
+            "Applied: the run was played again with this configuration from t = 0 up to t = {t}."
+        ))
+    });
+
     // The notice's messages and the outcome are read-only: HTML text, no typed tree.
     let notice_html = live(move || {
         let mut h = String::new();
@@ -293,6 +329,8 @@ pub fn TickDemo(
                 let setup = (info.number == 1).then_some(setup.as_str());
                 header_html(info.number, info.title, "", text.map(|t| Guide { intro: t.intro, setup, watch: t.watch, predict: t.predict }))
             } />
+
+            <PageTools number=info.number title=info.title embedded=embedded link=link config=config import=Some(import) />
 
             // Always in the page (a status region is announced when its content changes),
             // hidden while there is nothing to say.
@@ -391,6 +429,7 @@ pub fn TickDemo(
 
             <SettingsPanel session=session draft=draft errors=field_errors />
 
+            {(!embedded).then(|| view! { <TeacherNotes number=info.number /> })}
             <Pager number=demo_number location=location />
         </article>
     }

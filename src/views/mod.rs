@@ -8,6 +8,7 @@ pub mod html;
 pub mod morph;
 pub mod narration;
 pub mod page;
+pub mod page_tools;
 pub mod settings;
 pub mod thread_pool;
 

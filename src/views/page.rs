@@ -59,12 +59,16 @@ pub fn PageHeader(html: String) -> impl IntoView {
 /// Links to the previous and the next demo of the course, where there is one.
 #[component]
 pub fn Pager(number: u32, location: RwSignal<Location>) -> impl IntoView {
+    // A frame on a course page shows one demo: no way to the others.
+    if location.with_untracked(|l| l.embed) {
+        return None;
+    }
     let previous = Some(number.wrapping_sub(1)).filter(|n| catalogue::exists(*n));
     let next = Some(number + 1).filter(|n| catalogue::exists(*n));
-    view! {
+    Some(view! {
         <nav class="demo-pager" aria-label="Previous and next demo">
             {previous.map(|n| view! { <DemoLink number=n location=location testid="previous-demo" label=format!("← Demo {n}") /> })}
             {next.map(|n| view! { <DemoLink number=n location=location testid="next-demo" label=format!("Demo {n} →") /> })}
         </nav>
-    }
+    })
 }

@@ -1,0 +1,194 @@
+//! What every demo page offers besides the demo: "Embed this demo" (the snippets a teacher
+//! pastes into a course page), "Show as Resilience4j config" (the settings as Spring Boot
+//! YAML and Java, and on the pages that take one, a fragment pasted back), and the notes
+//! for teachers. Both dialogs are native `<dialog>`s opened with `showModal`: the browser
+//! keeps focus inside, closes on Escape and returns focus to the button.
+
+use leptos::html::Dialog;
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+
+use super::html::{change, click, live, live_attr, Html};
+use crate::course::overview::notes_html;
+use crate::embed::{site_base, snippets};
+
+/// What the config dialog shows: Spring Boot YAML and Java.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ConfigText {
+    pub yaml: String,
+    pub java: String,
+}
+
+/// The buttons and their dialogs. `link` is the page's own link (`demo=5&t=3&…`);
+/// `config` the current settings in Resilience4j's words; `import`, where the page takes a
+/// pasted fragment, applies one and says what it did, or returns one line per problem
+/// (and changes nothing).
+#[component]
+pub fn PageTools(
+    number: u32,
+    title: &'static str,
+    embedded: bool,
+    link: Callback<(), String>,
+    config: Callback<(), ConfigText>,
+    import: Option<Callback<String, Result<String, Vec<String>>>>,
+) -> impl IntoView {
+    let embed_dialog = NodeRef::<Dialog>::new();
+    let config_dialog = NodeRef::<Dialog>::new();
+    let with_state = RwSignal::new(false);
+    let shown_link = RwSignal::new(String::new());
+    let shown_config = RwSignal::new(ConfigText::default());
+    let status = RwSignal::new(String::new());
+    let import_text = RwSignal::new(String::new());
+    let import_errors = RwSignal::new(Vec::<String>::new());
+
+    let snippet = move || {
+        let page = window().location().href().unwrap_or_default();
+        let link = if with_state.get() {
+            shown_link.get()
+        } else {
+            format!("demo={number}")
+        };
+        snippets(
+            site_base(&page),
+            &link,
+            &format!("Resilience Playground — Demo {number}: {title}"),
+        )
+    };
+    let open_embed = click(move |_| {
+        shown_link.set(link.run(()));
+        status.set(String::new());
+        if let Some(d) = embed_dialog.get() {
+            let _ = d.show_modal();
+        }
+    });
+    let open_config = click(move |_| {
+        shown_config.set(config.run(()));
+        status.set(String::new());
+        import_errors.set(Vec::new());
+        if let Some(d) = config_dialog.get() {
+            let _ = d.show_modal();
+        }
+    });
+    // One handler per dialog for its copy buttons (`data-copy` names what to copy).
+    let copy_clicked = move |e: leptos::ev::MouseEvent| {
+        let what = e
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+            .and_then(|t| t.closest("[data-copy]").ok().flatten())
+            .and_then(|b| b.get_attribute("data-copy"));
+        let text = match what.as_deref() {
+            Some("iframe") => snippet().iframe,
+            Some("script") => snippet().script,
+            Some("yaml") => shown_config.with_untracked(|c| c.yaml.clone()),
+            Some("java") => shown_config.with_untracked(|c| c.java.clone()),
+            _ => return,
+        };
+        copy(text, status);
+    };
+    let apply_import = click(move |_| {
+        let Some(import) = import else { return };
+        match import.run(import_text.get_untracked()) {
+            Ok(done) => {
+                import_errors.set(Vec::new());
+                shown_config.set(config.run(()));
+                status.set(done);
+            }
+            Err(lines) => {
+                status.set("Nothing was applied: fix the lines below and read it again.".into());
+                import_errors.set(lines);
+            }
+        }
+    });
+    let errors_html = live(move || {
+        let mut h = String::new();
+        import_errors.with(|lines| {
+            for line in lines {
+                h.raw("<li>").text(line).raw("</li>");
+            }
+        });
+        h
+    });
+
+    view! {
+        <div class="page-tools">
+            <button type="button" data-testid="export-r4j" aria-haspopup="dialog" on:click=open_config>
+                "Show as Resilience4j config"
+            </button>
+            // A teacher embeds from the full course; a frame keeps to its demo.
+            {(!embedded).then(|| view! {
+                <button type="button" data-testid="embed-open" aria-haspopup="dialog" on:click=open_embed>
+                    "Embed this demo"
+                </button>
+            })}
+        </div>
+        <dialog class="tool-dialog" node_ref=embed_dialog aria-labelledby="embed-heading" data-testid="embed-dialog"
+            on:click=click(copy_clicked)>
+            <h2 id="embed-heading">"Embed this demo"</h2>
+            <p>"Paste one of these into your course page. The demo opens alone, without the course around it, and its links open in a new tab."</p>
+            <label class="check">
+                <input type="checkbox" data-testid="embed-with-state"
+                    on:change=change(move |e| with_state.set(event_target_checked(&e))) />
+                " Open it where you are now (tick, changes and settings)"
+            </label>
+            <label for="embed-iframe">"An iframe, at the height you give it"</label>
+            <textarea id="embed-iframe" readonly rows="4" data-testid="embed-iframe"
+                prop:value=live(move || snippet().iframe)></textarea>
+            <button type="button" data-copy="iframe">"Copy the iframe"</button>
+            <label for="embed-script">"Or a script that makes the frame as tall as the demo"</label>
+            <textarea id="embed-script" readonly rows="4" data-testid="embed-script"
+                prop:value=live(move || snippet().script)></textarea>
+            <button type="button" data-copy="script">"Copy the script"</button>
+            <p class="status" role="status">{live(move || status.get())}</p>
+            <form method="dialog"><button type="submit" class="primary">"Close"</button></form>
+        </dialog>
+        <dialog class="tool-dialog wide" node_ref=config_dialog aria-labelledby="r4j-heading" data-testid="r4j-dialog"
+            on:click=click(copy_clicked)>
+            <h2 id="r4j-heading">"These settings in Resilience4j"</h2>
+            <p>"Spring Boot's " <code>"application.yml"</code> " (resilience4j-spring-boot3), then the same with Resilience4j's builders. Lines starting with # or // say what the simulation does that a setting does not."</p>
+            <h3>"application.yml"</h3>
+            <pre class="code" tabindex="0" data-testid="export-r4j-text">{live(move || shown_config.with(|c| c.yaml.clone()))}</pre>
+            <button type="button" data-copy="yaml">"Copy the YAML"</button>
+            <details>
+                <summary>"The same in Java"</summary>
+                <pre class="code" tabindex="0" data-testid="export-r4j-java">{live(move || shown_config.with(|c| c.java.clone()))}</pre>
+                <button type="button" data-copy="java">"Copy the Java"</button>
+            </details>
+            {import.is_some().then(|| view! {
+                <h3>"Try your own configuration"</h3>
+                <label for="import-r4j">"Paste an application.yml or application.properties fragment with circuitbreaker and bulkhead instances; the demo plays again with it, up to the tick you are at."</label>
+                <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
+                    aria-describedby="import-r4j-errors"
+                    on:input=change(move |e| import_text.set(event_target_value(&e)))></textarea>
+                <button type="button" class="primary" data-testid="import-r4j-apply" on:click=apply_import>"Read and apply"</button>
+                <ul id="import-r4j-errors" class="errors" data-testid="import-r4j-errors" role="alert"
+                    hidden=live_attr(move || import_errors.with(Vec::is_empty).then_some("")) inner_html=errors_html></ul>
+            })}
+            <p class="status" role="status" data-testid="r4j-status">{live(move || status.get())}</p>
+            <form method="dialog"><button type="submit">"Close"</button></form>
+        </dialog>
+    }
+}
+
+/// The notes for teachers of demo `number`, folded away under the page.
+#[component]
+pub fn TeacherNotes(number: u32) -> impl IntoView {
+    let mut h = String::new();
+    h.raw("<summary>For teachers</summary>");
+    notes_html(number, &mut h);
+    h.raw("<p><a href=\"?overview=1\">Every demo at a glance, ready to print</a></p>");
+    view! { <details class="panel teacher-notes" data-testid="teacher-notes" inner_html=h></details> }
+}
+
+fn copy(text: String, status: RwSignal<String>) {
+    let clipboard = window().navigator().clipboard();
+    leptos::task::spawn_local(async move {
+        let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+        status.set(
+            match copied {
+                Ok(_) => "Copied to the clipboard.",
+                Err(_) => "The browser refused the clipboard: select the text and copy it.",
+            }
+            .to_string(),
+        );
+    });
+}
