@@ -82,6 +82,23 @@ test('embed.js turns a placeholder into a frame as tall as the demo', async () =
   await page.close();
 });
 
+test('an embedded lab at 700 px: its controls come before its charts', async () => {
+  const { page, problems } = await coursePage(
+    `<div data-resilience-demo="12"></div><script src="${BASE_URL}embed.js" async></script>`);
+  await page.setViewportSize({ width: 700, height: 2600 });
+  const frame = page.frameLocator('[data-resilience-demo] iframe');
+  await frame.locator('.lab-controls').waitFor();
+  assert.equal(await frame.getByTestId('course-nav').count(), 0);
+  const controls = await frame.locator('.lab-controls').boundingBox();
+  const figures = await frame.locator('.figures').boundingBox();
+  assert.ok(controls.y < figures.y, `controls at ${controls.y}, figures at ${figures.y}`);
+  await page.waitForFunction(() => document.querySelector('[data-resilience-demo] iframe').style.height !== '640px');
+  await page.waitForTimeout(300);
+  await screenshot(page, 'embed-demo-12-700px');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the embed dialog gives both snippets, with the state when asked, and works from the keyboard', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5&t=3');
   const open = page.getByTestId('embed-open');

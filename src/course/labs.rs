@@ -155,8 +155,6 @@ pub fn LabFrame(
     view! {
         <article class="lab" aria-labelledby="demo-heading">
             <PageHeader html=header />
-            <PageTools number=info.number title=info.title embedded=location.with_untracked(|l| l.embed)
-                link=tools.link config=tools.config import=import />
             <Problems link=problems refused=refused />
             <div class="workbench">
                 <div class="figures">{children()}</div>
@@ -184,6 +182,8 @@ pub fn LabFrame(
                     <p class="muted">{t.model}</p>
                 </section>
             })}
+            <PageTools number=info.number title=info.title embedded=location.with_untracked(|l| l.embed)
+                link=tools.link config=tools.config import=import />
             {(!location.with_untracked(|l| l.embed)).then(|| view! { <TeacherNotes number=info.number /> })}
             <Pager number=info.number location=location />
         </article>

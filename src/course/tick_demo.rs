@@ -330,7 +330,6 @@ pub fn TickDemo(
                 header_html(info.number, info.title, "", text.map(|t| Guide { intro: t.intro, setup, watch: t.watch, predict: t.predict }))
             } />
 
-            <PageTools number=info.number title=info.title embedded=embedded link=link config=config import=Some(import) />
 
             // Always in the page (a status region is announced when its content changes),
             // hidden while there is nothing to say.
@@ -428,6 +427,8 @@ pub fn TickDemo(
             <div class="outcome-box" id="outcome" tabindex="-1" node_ref=outcome_box inner_html=outcome_html></div>
 
             <SettingsPanel session=session draft=draft errors=field_errors />
+
+            <PageTools number=info.number title=info.title embedded=embedded link=link config=config import=Some(import) />
 
             {(!embedded).then(|| view! { <TeacherNotes number=info.number /> })}
             <Pager number=demo_number location=location />
