@@ -1,6 +1,8 @@
 //! A learner's session with a tick scenario: play, step back, reset, change a select
 //! mid-run, edit settings. The model is deterministic, so stepping back is a replay of the
-//! scenario and the learner's changes up to the earlier tick.
+//! scenario and the learner's changes up to the earlier tick, from the nearest snapshot
+//! taken on the way forward (a link may open a demo at t = 100,000: Step back must not
+//! replay all of it).
 //!
 //! The page holds one of these in a signal and calls a method per intent (the todomvc
 //! shape): it never decides an outcome itself.
@@ -21,7 +23,17 @@ pub struct TickSession {
     /// The learner's select changes, each with the tick it takes effect at.
     changes: Vec<ScriptedChange>,
     run: ScenarioRun,
+    /// Snapshots of the model at every `checkpoint_every`-th tick played, oldest first;
+    /// at most [`CHECKPOINTS_KEPT`], the spacing doubling when they would be more, so the
+    /// memory stays bounded and a replay is at most `checkpoint_every` ticks.
+    checkpoints: Vec<TickModel>,
+    checkpoint_every: u32,
 }
+
+/// Snapshots a session keeps (see [`TickSession::go_to`]).
+pub const CHECKPOINTS_KEPT: usize = 16;
+/// The spacing of the first snapshots, in ticks.
+const FIRST_CHECKPOINT_EVERY: u32 = 256;
 
 impl TickSession {
     pub fn new(scenario: Scenario) -> Result<Self, ConfigError> {
@@ -32,6 +44,8 @@ impl TickSession {
             scenario,
             changes: Vec::new(),
             run,
+            checkpoints: Vec::new(),
+            checkpoint_every: FIRST_CHECKPOINT_EVERY,
         })
     }
 
@@ -67,18 +81,45 @@ impl TickSession {
     /// Plays the next tick (no-op at [`MAX_TICKS`]).
     pub fn next_tick(&mut self) {
         if self.tick() < MAX_TICKS {
-            self.run.advance();
+            self.advance();
         }
     }
 
-    /// Replays up to tick `t` (clamped to [`MAX_TICKS`]).
+    /// Plays up to tick `t` (clamped to [`MAX_TICKS`]); an earlier tick is replayed from
+    /// the latest snapshot at or before it.
     pub fn go_to(&mut self, t: u32) {
         let t = t.min(MAX_TICKS);
         if t < self.tick() {
-            self.restart();
+            self.rewind_to(t);
         }
         while self.tick() < t {
-            self.run.advance();
+            self.advance();
+        }
+    }
+
+    fn advance(&mut self) {
+        self.run.advance();
+        let t = self.tick();
+        if t % self.checkpoint_every == 0 && self.checkpoints.last().is_none_or(|m| m.tick() < t) {
+            self.checkpoints.push(self.run.model.clone());
+            if self.checkpoints.len() > CHECKPOINTS_KEPT {
+                self.checkpoint_every = self.checkpoint_every.saturating_mul(2);
+                let every = self.checkpoint_every;
+                self.checkpoints.retain(|m| m.tick() % every == 0);
+            }
+        }
+    }
+
+    /// How many snapshots the session holds (at most [`CHECKPOINTS_KEPT`]).
+    pub fn snapshots(&self) -> usize {
+        self.checkpoints.len()
+    }
+
+    /// Back to the latest snapshot at or before tick `t` (t = 0 when there is none).
+    fn rewind_to(&mut self, t: u32) {
+        match self.checkpoints.iter().rposition(|m| m.tick() <= t) {
+            Some(i) => self.run.model = self.checkpoints[i].clone(),
+            None => self.replay_from_start(),
         }
     }
 
@@ -183,6 +224,7 @@ impl TickSession {
         let t = self.tick();
         self.scenario = scenario;
         self.run = run;
+        self.forget_checkpoints();
         self.go_to(t);
         Ok(t)
     }
@@ -197,14 +239,36 @@ impl TickSession {
         // A change rewrites the future: later changes of the learner's are dropped.
         self.changes
             .retain(|c| c.at < change.at || (c.at == change.at && !same_kind(c, &change)));
+        // Snapshots from before the change still hold; later ones played another future.
+        self.checkpoints.retain(|m| m.tick() < change.at);
+        let at = change.at;
         self.changes.push(change);
-        // Replaying keeps the scenario's own script and the learner's changes in one order.
+        // The scenario's own script, then the learner's changes, in one order.
+        let mut script = self.scenario.script.clone();
+        script.extend(self.changes.iter().cloned());
+        self.run.script = script;
+        // A change from the next tick on leaves the run so far as it is.
         let t = self.tick();
-        self.restart();
-        self.go_to(t);
+        if t >= at {
+            self.rewind_to(at - 1);
+            self.go_to(t);
+        }
     }
 
+    /// A new run of the session's scenario and changes from t = 0, its snapshots gone
+    /// (the settings or the seed changed).
     fn restart(&mut self) {
+        self.forget_checkpoints();
+        self.replay_from_start();
+    }
+
+    fn forget_checkpoints(&mut self) {
+        self.checkpoints.clear();
+        self.checkpoint_every = FIRST_CHECKPOINT_EVERY;
+    }
+
+    /// The run at t = 0 with the session's script, keeping the snapshots.
+    fn replay_from_start(&mut self) {
         let mut scenario = self.scenario.clone();
         scenario.script.extend(self.changes.iter().cloned());
         // The scenario was validated when it became the session's, and the learner's
