@@ -137,9 +137,15 @@ fn put<T>(slot: &mut T, read: Result<T, String>) -> Result<(), String> {
 }
 
 fn count(text: &str) -> Result<u32, String> {
-    text.trim()
-        .parse::<u32>()
-        .map_err(|_| "must be a whole number, 0 or more".to_string())
+    let text = text.trim();
+    text.parse::<u32>().map_err(|_| {
+        // All digits but no u32: too large, not "not a number".
+        if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+            format!("is too large: at most {}", u32::MAX)
+        } else {
+            "must be a whole number, 0 or more".to_string()
+        }
+    })
 }
 
 fn percent(text: &str) -> Result<f32, String> {
@@ -182,7 +188,12 @@ impl SettingsDraft {
             .iter()
             .position(|f| f.name == name)
             .and_then(|i| self.values.get_mut(i))
-            .ok_or_else(|| format!("The setting “{name}” is not known."))?;
+            .ok_or_else(|| {
+                format!(
+                    "The setting “{}” is not known.",
+                    resilience_sim::error::excerpt(name)
+                )
+            })?;
         *slot = text;
         Ok(())
     }
@@ -232,6 +243,21 @@ impl SettingsDraft {
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn a_count_too_large_says_so() {
+        assert_eq!(count("4294967295"), Ok(u32::MAX));
+        assert_eq!(
+            count("4294967296"),
+            Err(format!("is too large: at most {}", u32::MAX))
+        );
+        assert_eq!(
+            count("four"),
+            Err("must be a whole number, 0 or more".into())
+        );
+        assert_eq!(count("-1"), Err("must be a whole number, 0 or more".into()));
+    }
+
     use super::*;
     use resilience_sim::model::tick::{tick_breaker_config, tick_bulkhead_config};
 

@@ -3,6 +3,7 @@
 //! reproduces what the learner saw. Parsing never fails outright: a bad parameter is
 //! dropped with a message the page shows, and the rest still applies.
 
+use resilience_sim::error::excerpt;
 use resilience_sim::model::tick::{Behaviour, Protection};
 use resilience_sim::scenario::{catalogue, ScriptedChange, MAX_TICKS};
 
@@ -40,28 +41,34 @@ impl UrlState {
                 "demo" => match value.parse::<u32>().ok().filter(|n| catalogue::exists(*n)) {
                     Some(number) => state.demo = number,
                     None => problems.push(format!(
-                        "There is no demo “{value}”; showing demo 1 (demos are numbered 1 to {}).",
+                        "There is no demo “{}”; showing demo 1 (demos are numbered 1 to {}).",
+                        excerpt(&value),
                         catalogue::course().count()
                     )),
                 },
                 "t" => match value.parse::<u32>() {
                     Ok(t) if t <= MAX_TICKS => state.t = t,
                     _ => problems.push(format!(
-                        "The tick “{value}” is not a number from 0 to {MAX_TICKS}; starting at t = 0."
+                        "The tick “{}” is not a number from 0 to {MAX_TICKS}; starting at t = 0.",
+                        excerpt(&value)
                     )),
                 },
                 "changes" => {
                     for token in value.split(',').filter(|s| !s.is_empty()) {
                         match parse_change(token) {
                             Some(change) => state.changes.push(change),
-                            None => problems.push(format!("The change “{token}” is not understood; it was left out.")),
+                            None => problems.push(format!(
+                                "The change “{}” is not understood; it was left out.",
+                                excerpt(token)
+                            )),
                         }
                     }
                 }
                 "seed" => match value.parse::<u64>() {
                     Ok(seed) => state.seed = Some(seed),
                     Err(_) => problems.push(format!(
-                        "The seed “{value}” is not a whole number; the demo's seed is used."
+                        "The seed “{}” is not a whole number; the demo's seed is used.",
+                        excerpt(&value)
                     )),
                 },
                 "embed" | "overview" => {}
@@ -69,7 +76,10 @@ impl UrlState {
                 name if settings_form::field(name).is_some() => state.settings.push((key, value)),
                 // A tracker's or a mailer's parameter is none of our business.
                 name if is_foreign(name, tick_demo_names()) => {}
-                _ => problems.push(format!("The parameter “{key}” is not known; it was ignored.")),
+                _ => problems.push(format!(
+                    "The parameter “{}” is not known; it was ignored.",
+                    excerpt(&key)
+                )),
             }
         }
         sort_by_tick(&mut state.changes);

@@ -131,7 +131,17 @@ pub fn TickDemo(
     let embedded = location.with_untracked(|l| l.embed);
 
     // Intents: each is one call on the session.
-    let next_tick = move || act(session, &mut |s| s.next_tick());
+    let next_tick = move || {
+        if session.with_untracked(|s| s.tick()) >= MAX_TICKS {
+            // Said, not silently ignored: a run has a last tick.
+            playing.set(false);
+            notice.set(vec![format!(
+                "This run is at t = {MAX_TICKS}, the last tick the playground plays. Step back or Reset to go on."
+            )]);
+            return;
+        }
+        act(session, &mut |s| s.next_tick())
+    };
     let step_back = move || act(session, &mut |s| s.step_back());
     let reset = move || {
         playing.set(false);

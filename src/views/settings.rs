@@ -53,6 +53,24 @@ pub fn SettingsPanel(
             }
         }
     };
+    // What is still wrong with the draft (reading, then the engine's checks): a field's
+    // message goes as soon as its text is valid, without waiting for Apply.
+    let still_wrong = move || {
+        session.with_untracked(|s| {
+            let tick = &s.scenario().tick;
+            draft.with_untracked(
+                |d| match d.to_configs(&tick.circuit_breaker, &tick.bulkhead) {
+                    Err(list) => list,
+                    Ok((b, h)) => b
+                        .validate()
+                        .err()
+                        .into_iter()
+                        .chain(h.validate().err())
+                        .collect(),
+                },
+            )
+        })
+    };
     let restore = move || {
         act(session, &mut |s| s.restore_original());
         let fresh = session.with_untracked(|s| {
@@ -78,7 +96,13 @@ pub fn SettingsPanel(
                     let aria_invalid = live_attr(move || aria_bool(invalid()));
                     let value = live(move || draft.with(|d| d.get(name).to_string()));
                     // `name` comes from the table, so the draft knows it.
-                    let edit = change(move |ev| draft.update(|d| { let _ = d.set(name, event_target_value(&ev)); }));
+                    let edit = change(move |ev| {
+                        draft.update(|d| { let _ = d.set(name, event_target_value(&ev)); });
+                        if errors.with_untracked(|l| l.iter().any(|e| e.field == name)) {
+                            let now: Vec<ConfigError> = still_wrong();
+                            errors.update(|l| l.retain(|e| now.iter().any(|n| n.field == e.field)));
+                        }
+                    });
                     let group = if field.bulkhead { "bulkhead" } else { "circuitBreaker" };
                     let input = match field.kind {
                         FieldKind::Choice(options) => Either::Left(view! {

@@ -36,6 +36,42 @@ pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), Co
     }
 }
 
+/// The most characters of a bad value a message quotes.
+pub const EXCERPT_CHARS: usize = 40;
+
+/// What a message quotes of a bad value: at most its first [`EXCERPT_CHARS`] characters
+/// (then `…`), on one line. A message must not echo a megabyte of bad input, nor break
+/// the one-line error contract with a newline the value carried.
+pub fn excerpt(value: &str) -> String {
+    let mut out: String = value
+        .chars()
+        .take(EXCERPT_CHARS)
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    if value.chars().nth(EXCERPT_CHARS).is_some() {
+        out.push('…');
+    }
+    out
+}
+
+/// The longest message [`one_line`] lets through, in characters.
+pub const MESSAGE_CHARS: usize = 400;
+
+/// `message` as one line of bounded length, whatever it quotes: control characters
+/// become spaces, and past [`MESSAGE_CHARS`] characters it is cut with `…`. The CLI's
+/// last guard of its error contract (one line on stderr).
+pub fn one_line(message: &str) -> String {
+    let mut out = String::new();
+    for (i, c) in message.chars().enumerate() {
+        if i == MESSAGE_CHARS {
+            out.push('…');
+            break;
+        }
+        out.push(if c.is_control() { ' ' } else { c });
+    }
+    out
+}
+
 impl fmt::Display for ConfigError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}: {}", self.field, self.message)
@@ -43,3 +79,25 @@ impl fmt::Display for ConfigError {
 }
 
 impl std::error::Error for ConfigError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn excerpts_are_short_and_on_one_line() {
+        assert_eq!(excerpt("12x"), "12x");
+        assert_eq!(excerpt("a\nb\tc"), "a b c");
+        let long = "9".repeat(60_000);
+        assert_eq!(excerpt(&long), format!("{}…", "9".repeat(EXCERPT_CHARS)));
+        assert_eq!(excerpt(&"é".repeat(41)).chars().count(), EXCERPT_CHARS + 1);
+    }
+
+    #[test]
+    fn messages_become_one_bounded_line() {
+        assert_eq!(one_line("line 1\nline 2\r"), "line 1 line 2 ");
+        let long = one_line(&"x".repeat(2_000_000));
+        assert_eq!(long.chars().count(), MESSAGE_CHARS + 1);
+        assert!(long.ends_with('…'));
+    }
+}

@@ -6,6 +6,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
+use resilience_sim::error::one_line;
 use resilience_sim::model::amplification::{self, AmplificationPolicy};
 use resilience_sim::model::jitter as jitter_lab;
 use resilience_sim::resilience4j as r4j;
@@ -125,7 +126,8 @@ fn main() -> ExitCode {
 }
 
 fn fail(message: &str) -> ExitCode {
-    let _ = writeln!(std::io::stderr(), "resilience-sim: {message}");
+    // One line, however long or multi-line the message (a serde error, a quoted value).
+    let _ = writeln!(std::io::stderr(), "resilience-sim: {}", one_line(message));
     ExitCode::from(2)
 }
 

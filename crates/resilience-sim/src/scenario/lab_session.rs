@@ -15,7 +15,7 @@
 //! config (from a link, a slider or a flag) gives the same run.
 
 use crate::duration::parse_duration;
-use crate::error::ConfigError;
+use crate::error::{excerpt, ConfigError};
 use crate::number::parse_number;
 
 /// A lab: its config (with `Default` the spec's page), its controls and its model.
@@ -217,7 +217,10 @@ impl<C> Control<C> {
                 .filter(|v| v.is_finite())
                 .map(ControlValue::Number)
                 .ok_or_else(|| {
-                    ConfigError::new(self.name, format!("must be a number (got “{text}”)"))
+                    ConfigError::new(
+                        self.name,
+                        format!("must be a number (got “{}”)", excerpt(text)),
+                    )
                 })?,
             ControlKind::Choice { options } => options
                 .iter()
@@ -226,7 +229,11 @@ impl<C> Control<C> {
                 .ok_or_else(|| {
                     ConfigError::new(
                         self.name,
-                        format!("must be one of {} (got “{text}”)", option_list(options)),
+                        format!(
+                            "must be one of {} (got “{}”)",
+                            option_list(options),
+                            excerpt(text)
+                        ),
                     )
                 })?,
             ControlKind::Toggle => match text {
@@ -235,7 +242,7 @@ impl<C> Control<C> {
                 _ => {
                     return Err(ConfigError::new(
                         self.name,
-                        format!("must be true or false (got “{text}”)"),
+                        format!("must be true or false (got “{}”)", excerpt(text)),
                     ))
                 }
             },
