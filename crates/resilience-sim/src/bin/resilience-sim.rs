@@ -448,11 +448,26 @@ fn lab_json<T: serde::Serialize>(
     Ok(vec![serde_json::to_string(run).map_err(|e| e.to_string())?])
 }
 
+/// Prints the trace as one JSON object on one line (the one `Trace` serializes to), a tick
+/// at a time: memory stays flat in the number of ticks. Nothing is printed unless the
+/// scenario and the ticks are valid; a closed pipe (`| head`) ends the output quietly.
 fn trace_json(scenario: &Scenario, ticks: Option<u32>) -> Result<Vec<String>, String> {
-    let trace = scenario.run(ticks).map_err(|e| e.to_string())?;
-    Ok(vec![
-        serde_json::to_string(&trace).map_err(|e| e.to_string())?
-    ])
+    let (mut run, ticks) = scenario.start(ticks).map_err(|e| e.to_string())?;
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = (|| -> std::io::Result<()> {
+        out.write_all(b"{\"scenario\":")?;
+        serde_json::to_writer(&mut out, &scenario.name)?;
+        out.write_all(b",\"ticks\":[")?;
+        for i in 0..ticks {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            serde_json::to_writer(&mut out, &run.step())?;
+        }
+        out.write_all(b"]}\n")?;
+        out.flush()
+    })();
+    Ok(Vec::new())
 }
 
 /// Reads a file, or standard input for `-`.

@@ -170,6 +170,18 @@ impl Scenario {
 
     /// Runs the scenario for `ticks` ticks (its own length by default) and records a trace.
     pub fn run(&self, ticks: Option<u32>) -> Result<Trace, ConfigError> {
+        let (mut run, ticks) = self.start(ticks)?;
+        let records = (0..ticks).map(|_| run.step()).collect();
+        Ok(Trace {
+            scenario: self.name.clone(),
+            ticks: records,
+        })
+    }
+
+    /// The run at t = 0 and how many ticks to play (`ticks`, else the scenario's own),
+    /// checked as [`Self::run`] checks them: for a caller that takes the records one at a
+    /// time (the CLI streams them, so its memory does not grow with the ticks).
+    pub fn start(&self, ticks: Option<u32>) -> Result<(ScenarioRun, u32), ConfigError> {
         self.validate()?;
         let ticks = ticks.unwrap_or(self.ticks);
         if ticks == 0 || ticks > MAX_TICKS {
@@ -178,12 +190,7 @@ impl Scenario {
                 format!("must be between 1 and {MAX_TICKS} (got {ticks})"),
             ));
         }
-        let mut run = ScenarioRun::new(self)?;
-        let records = (0..ticks).map(|_| run.step()).collect();
-        Ok(Trace {
-            scenario: self.name.clone(),
-            ticks: records,
-        })
+        Ok((ScenarioRun::new(self)?, ticks))
     }
 }
 
