@@ -171,3 +171,15 @@ fn bad_input_is_one_line_and_exit_code_2() {
     );
     assert_one_line_error(&["breaker", "-"], Some("{not json"), "-:");
 }
+
+#[test]
+fn the_streamed_trace_is_the_trace_object() {
+    // Written a tick at a time, the output is still exactly the serialized `Trace`.
+    let scenario = resilience_sim::scenario::catalogue::demo(7)
+        .unwrap()
+        .scenario();
+    let expected = serde_json::to_string(&scenario.run(Some(40)).unwrap()).unwrap();
+    let out = cli(&["demo", "7", "--ticks", "40"], None);
+    assert!(out.status.success());
+    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{expected}\n"));
+}
