@@ -598,6 +598,47 @@ fn automatic_transition_lets_the_call_at_the_exact_end_through() {
     assert_eq!(cb.state(), State::HalfOpen);
 }
 
+/// An exponential wait with a multiplier below 1 shrinks to 0 ms (each step truncates, as
+/// Java's `(long) (x * multiplier)` does: 4, 2, 1, 0). Resilience4j's `OpenState`
+/// constructor still schedules the automatic transition, 0 ms later: the breaker is
+/// HALF_OPEN at the same instant, X -> OPEN published first, then OPEN -> HALF_OPEN. By
+/// hand, OPEN -> OPEN is an internal transition and publishes nothing, so only the timer's
+/// OPEN -> HALF_OPEN is seen.
+#[test]
+fn a_zero_wait_with_automatic_transition_goes_half_open_at_the_same_instant() {
+    let mut config = count_based(2, 2);
+    config.automatic_transition_from_open_to_half_open_enabled = true;
+    config.wait_interval_function_in_open_state = Some(OpenWaitFunction::Exponential {
+        initial: 4,
+        multiplier: 0.5,
+        max: None,
+    });
+    let mut cb = breaker(config);
+    cb.transition_to(State::Open, 0).unwrap(); // attempt 1: 4 ms
+    assert_eq!(cb.open_until(), Some(4));
+    cb.transition_to(State::Open, 10).unwrap(); // HALF_OPEN since 4; attempt 2: 2 ms
+    assert_eq!(cb.open_until(), Some(12));
+    cb.transition_to(State::Open, 20).unwrap(); // HALF_OPEN since 12; attempt 3: 1 ms
+    assert_eq!((cb.state(), cb.open_until()), (State::Open, Some(21)));
+    cb.drain_events();
+    cb.transition_to(State::Open, 20).unwrap(); // attempt 4: 0 ms
+    assert_eq!((cb.state(), cb.attempts()), (State::HalfOpen, 4));
+    assert_eq!(cb.half_open_trials(), Some((0, 3)));
+    assert_eq!(
+        transitions(&cb.drain_events()),
+        [(20, State::Open, State::HalfOpen)]
+    );
+    cb.transition_to(State::Open, 30).unwrap(); // attempt 5: 0 ms
+    assert_eq!((cb.state(), cb.attempts()), (State::HalfOpen, 5));
+    assert_eq!(
+        transitions(&cb.drain_events()),
+        [
+            (30, State::HalfOpen, State::Open),
+            (30, State::Open, State::HalfOpen)
+        ]
+    );
+}
+
 // ---------------------------------------------------------------------------------------
 // The growing wait
 // ---------------------------------------------------------------------------------------

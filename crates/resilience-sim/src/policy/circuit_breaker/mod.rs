@@ -816,7 +816,12 @@ impl CircuitBreaker {
                 .push(CircuitBreakerEvent::StateTransition { at, from, to });
         }
         // A wait of 0 ms (an interval function can shrink to it) with the automatic
-        // transition: Resilience4j's timer fires at once.
+        // transition: Resilience4j's OpenState constructor still schedules the move,
+        // `schedule(toHalfOpenState, 0, MILLISECONDS)`, which runs on the scheduler thread,
+        // not inline: `transitionToOpenState()` returns in OPEN having published X -> OPEN,
+        // and the task moves on to HALF_OPEN moments later. In virtual time that is this
+        // same instant: HALF_OPEN now, X -> OPEN reported first (not at all for
+        // OPEN -> OPEN, an internal transition), then OPEN -> HALF_OPEN.
         // (Not `open_until <= at`: at the clock's end every wait saturates to `at`.)
         if to == State::Open
             && zero_wait
