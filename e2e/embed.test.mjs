@@ -170,6 +170,27 @@ test('an imported fragment with a bad key is reported and changes nothing; a goo
   await page.close();
 });
 
+test('the breaker sandbox takes a pasted fragment: its controls and link follow', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  await page.getByTestId('export-r4j').click();
+  assert.match(await page.getByTestId('export-r4j-text').textContent(), /\n      dependency:\n/);
+  await page.getByTestId('import-r4j-text').fill([
+    'resilience4j.circuitbreaker:',
+    '  instances:',
+    '    dependency:',
+    '      sliding-window-size: 7',
+    '      minimum-number-of-calls: 5',
+    '      wait-duration-in-open-state: 20s',
+  ].join('\n'));
+  await page.getByTestId('import-r4j-apply').click();
+  await page.getByTestId('r4j-status').filter({ hasText: /^Applied/ }).waitFor();
+  await page.keyboard.press('Escape');
+  await page.waitForFunction(() => location.search.includes('slidingWindowSize=7')
+    && location.search.includes('minimumNumberOfCalls=5') && location.search.includes('waitDurationInOpenState=20'));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('teachers: notes under each demo, and every demo on one printable overview', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=12');
   const notes = page.getByTestId('teacher-notes');
