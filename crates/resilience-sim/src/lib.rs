@@ -12,9 +12,11 @@
 //! - [`scenario`]: the serde scenario format and the catalogue of numbered demos.
 //! - [`resilience4j`]: every demo's settings as Spring Boot YAML and Java, and back.
 //! - [`outcome`] and [`duration`]: the shared vocabulary (outcome classes, virtual time).
+//! - [`exceptions`]: the Java exception classes the policies classify by.
 
 pub mod duration;
 pub mod error;
+pub mod exceptions;
 pub mod model;
 pub mod number;
 pub mod outcome;

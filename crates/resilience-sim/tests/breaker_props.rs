@@ -64,12 +64,18 @@ fn config() -> impl Strategy<Value = CircuitBreakerConfig> {
         ),
         (
             1u64..5_000,
-            prop::option::of((1u64..3_000, 0.5f64..3.0, prop::option::of(1u64..10_000))),
+            prop::option::of((
+                1u64..3_000,
+                // Resilience4j accepts any multiplier: below 1, 0 and negative ones too.
+                prop_oneof![4 => 0.5f64..3.0, 1 => Just(0.0), 1 => -2.0f64..0.0],
+                prop::option::of(1u64..10_000),
+            )),
             any::<bool>(),
             prop_oneof![Just(0u64), 1u64..5_000],
             prop_oneof![Just(State::Open), Just(State::Closed)],
         ),
         (names(), names()),
+        prop_oneof![3 => Just(State::Closed), 1 => state()],
     )
         .prop_map(
             |(
@@ -77,6 +83,7 @@ fn config() -> impl Strategy<Value = CircuitBreakerConfig> {
                 (window_type, size, min, permitted),
                 (wait, function, automatic, max_wait, after_wait),
                 (record, ignore),
+                initial_state,
             )| CircuitBreakerConfig {
                 failure_rate_threshold: failure,
                 slow_call_rate_threshold: slow_rate,
@@ -98,6 +105,8 @@ fn config() -> impl Strategy<Value = CircuitBreakerConfig> {
                 transition_to_state_after_wait_duration: after_wait,
                 record_exceptions: record,
                 ignore_exceptions: ignore,
+                initial_state,
+                ..CircuitBreakerConfig::default()
             },
         )
 }
@@ -126,6 +135,13 @@ fn check_metrics(cb: &CircuitBreaker, model: &Model) -> Result<(), TestCaseError
     prop_assert_eq!(m.slow_call_rate != -1.0, computable, "{:?}", m);
     match cb.window_kind() {
         WindowKind::CountBased(n) => prop_assert!(m.buffered <= n, "{m:?} > {n}"),
+        // DISABLED and FORCED_OPEN record nothing; an OPEN that kept their zero-size
+        // window counts every outcome reported there (then throws, see below), and keeps
+        // no cell for them.
+        WindowKind::Empty if cb.state() == State::Open => {
+            prop_assert_eq!(u64::from(m.buffered), model.recorded);
+            prop_assert!(cb.window_cells().is_empty());
+        }
         WindowKind::Empty => prop_assert_eq!(m.buffered, 0),
         WindowKind::TimeBased(_) => {}
     }
@@ -134,7 +150,9 @@ fn check_metrics(cb: &CircuitBreaker, model: &Model) -> Result<(), TestCaseError
         "{m:?} {}",
         model.recorded
     );
-    prop_assert_eq!(cb.window_cells().len(), m.buffered as usize);
+    if cb.window_kind() != WindowKind::Empty {
+        prop_assert_eq!(cb.window_cells().len(), m.buffered as usize);
+    }
     Ok(())
 }
 
@@ -217,8 +235,12 @@ proptest! {
         ops in prop::collection::vec(op(), 1..80),
     ) {
         let permitted = i64::from(config.permitted_number_of_calls_in_half_open_state);
+        let initial = config.initial_state;
         let mut cb = CircuitBreaker::new(config).unwrap();
-        let mut model = Model { state: State::Closed, recorded: 0, trials_out: 0, permitted };
+        // It starts in `initialState`, without a transition event.
+        prop_assert_eq!(cb.state(), initial);
+        prop_assert!(cb.pending_events().is_empty());
+        let mut model = Model { state: initial, recorded: 0, trials_out: 0, permitted };
         let mut now = 0u64;
         for op in ops {
             match op {
@@ -240,12 +262,20 @@ proptest! {
                     }
                 }
                 Op::Success(duration) => {
-                    cb.on_success(now, duration);
+                    let result = cb.try_on_success(now, duration);
                     follow_events(&mut cb, &mut model)?;
+                    // Resilience4j throws exactly when OPEN kept a zero-size window.
+                    let zero_size = cb.state() == State::Open
+                        && cb.window_kind() == WindowKind::Empty;
+                    prop_assert_eq!(result.is_err(), zero_size);
                 }
                 Op::Error(duration, e) => {
-                    cb.on_error(now, duration, EXCEPTIONS[e]);
+                    let result = cb.try_on_error(now, duration, EXCEPTIONS[e]);
                     follow_events(&mut cb, &mut model)?;
+                    if result.is_err() {
+                        prop_assert_eq!(cb.state(), State::Open);
+                        prop_assert_eq!(cb.window_kind(), WindowKind::Empty);
+                    }
                 }
                 Op::Advance(ms) => {
                     now += ms;

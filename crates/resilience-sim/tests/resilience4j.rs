@@ -59,6 +59,7 @@ fn breaker(exponential: bool) -> CircuitBreakerConfig {
             "NotFoundException".into(),
             "CardDeclinedException".into(),
         ],
+        ..CircuitBreakerConfig::default()
     }
 }
 

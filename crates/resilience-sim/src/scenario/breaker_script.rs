@@ -20,11 +20,35 @@
 //! ```
 //!
 //! The clock starts at 0 ms and only `advance_ms` moves it (firing the breaker's timers).
-//! As in Resilience4j, `success` and `error` do not need a prior `acquire`. A slow call is
-//! a `success` (or `error`) whose duration exceeds `slowCallDurationThreshold`.
+//! The breaker starts CLOSED, or in the config's `initialState` (Resilience4j 2.3+:
+//! `"initialState": "FORCED_OPEN"`, without a transition). As in Resilience4j, `success`
+//! and `error` do not need a prior `acquire`. A slow call is a `success` (or `error`) whose
+//! duration exceeds `slowCallDurationThreshold`.
+//!
+//! Exception names follow Java's class hierarchy ([`crate::exceptions`]): the JDK's,
+//! Spring's and Resilience4j's classes are known; the script's own classes are declared
+//! with their parent in the config's `exceptions`:
+//!
+//! ```json
+//! {
+//!   "config": {
+//!     "recordExceptions": ["IOException", "PaymentException"],
+//!     "exceptions": {"PaymentException": "RuntimeException",
+//!                    "PaymentDeclinedException": "PaymentException"}
+//!   },
+//!   "steps": [{"error": {"exception": "PaymentDeclinedException"}},
+//!             {"error": {"exception": "FileNotFoundException"}}]
+//! }
+//! ```
+//!
+//! Both errors are recorded. A thrown name that is neither known nor declared refuses the
+//! script before its first step (its superclasses would decide how it counts).
 //!
 //! Running a script gives one [`StepReport`] per step: the state and metrics after it, plus
-//! `permitted` for an `acquire` and `error` for a refused operation (an illegal transition).
+//! `permitted` for an `acquire` and `error` for an operation Resilience4j refuses or that
+//! throws: an illegal transition, or a `success` / `error` reported in an OPEN entered by
+//! hand from DISABLED or FORCED_OPEN (`ArithmeticException: / by zero`, after the outcome
+//! was counted: see [`crate::policy::circuit_breaker`]).
 
 use serde::{Deserialize, Serialize};
 
@@ -86,7 +110,7 @@ pub struct StepReport {
     /// For an `acquire`: whether the call was permitted.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub permitted: Option<bool>,
-    /// For a refused operation: why.
+    /// For a refused operation, or one that threw: why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
 }
@@ -103,8 +127,25 @@ pub fn parse_breaker_script(json: &str) -> Result<BreakerScript, String> {
 /// 1 ms each over an advance of 10^12 ms would otherwise loop 10^12 times).
 pub const MAX_TIMERS_PER_STEP: u32 = 1_000_000;
 
-/// Runs a script on a fresh breaker (an invalid config is refused before any step).
+impl BreakerScript {
+    /// The config's validation, then every thrown exception name: known or declared.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        self.config.validate()?;
+        for (index, step) in self.steps.iter().enumerate() {
+            if let BreakerStep::Error { exception, .. } = step {
+                self.config.check_thrown(exception).map_err(|message| {
+                    ConfigError::new(format!("steps[{index}].error.exception"), message)
+                })?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs a script on a fresh breaker (an invalid script is refused before any step: see
+/// [`BreakerScript::validate`]).
 pub fn run_breaker_script(script: &BreakerScript) -> Result<Vec<StepReport>, ConfigError> {
+    script.validate()?;
     let mut breaker = CircuitBreaker::new(script.config.clone())?;
     breaker.set_event_recording(false);
     let mut now: Millis = 0;
@@ -119,11 +160,19 @@ pub fn run_breaker_script(script: &BreakerScript) -> Result<Vec<StepReport>, Con
                 BreakerStep::Acquire {} => {
                     permitted = Some(breaker.try_acquire_permission(now));
                 }
-                BreakerStep::Success { duration_ms } => breaker.on_success(now, *duration_ms),
+                BreakerStep::Success { duration_ms } => {
+                    if let Err(e) = breaker.try_on_success(now, *duration_ms) {
+                        error = Some(e.to_string());
+                    }
+                }
                 BreakerStep::Error {
                     duration_ms,
                     exception,
-                } => breaker.on_error(now, *duration_ms, exception),
+                } => {
+                    if let Err(e) = breaker.try_on_error(now, *duration_ms, exception) {
+                        error = Some(e.to_string());
+                    }
+                }
                 BreakerStep::AdvanceMs(ms) => {
                     let to = now.saturating_add(*ms);
                     match breaker.advance_to_bounded(to, MAX_TIMERS_PER_STEP) {

@@ -2460,6 +2460,7 @@ mod tests {
         let mut s = BreakerSandbox::default();
         s.set_config(CircuitBreakerConfig {
             ignore_exceptions: vec!["MyBusinessException".into()],
+            exceptions: [("MyBusinessException".into(), "RuntimeException".into())].into(),
             ..sandbox_defaults()
         })
         .unwrap();

@@ -4,11 +4,21 @@
 //! `resilience4j.circuitbreaker.instances.<name>.*` properties spell them, durations accept
 //! `"800ms"` / `"5s"` / plain milliseconds, and any field left out takes Resilience4j's
 //! default. [`CircuitBreakerConfig::validate`] refuses what `CircuitBreakerConfig.Builder`
-//! refuses, naming the offending setting.
+//! refuses, naming the offending setting; reading a config also refuses what only the
+//! builder's `build()` can see: `waitDurationInOpenState` and
+//! `waitIntervalFunctionInOpenState` set together (Resilience4j's
+//! `validateWaitIntervalFunctionInOpenState` throws "The waitIntervalFunction was
+//! configured multiple times").
+//!
+//! One field is the simulation's own: `exceptions`, the scenario's exception classes with
+//! their parents (see [`crate::exceptions`]).
+
+use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
 use super::State;
+use crate::exceptions::{DeclaredExceptions, Hierarchy};
 use crate::{ConfigError, Millis};
 
 /// How the CLOSED (and METRICS_ONLY) window is measured.
@@ -51,6 +61,12 @@ pub enum OpenWaitFunction {
     /// `initial`; each further attempt waits the previous wait times `multiplier`,
     /// truncated to whole milliseconds (so 500 x 1.5 gives 500, 750, 1125, 1687, ...),
     /// then capped at `max` when one is given.
+    ///
+    /// Resilience4j checks only `initial` and `max` (at least 1 ms, `checkInterval`); any
+    /// multiplier is accepted, and so it is here. A multiplier below 1 shrinks the wait
+    /// (to 0 ms once it truncates there), 0 gives 0 ms from attempt 2, and a negative one
+    /// gives negative waits: Java's `Instant.plus` takes them, so the wait ends before it
+    /// starts (see [`Self::signed_wait_for_attempt`]).
     Exponential {
         #[serde(with = "crate::duration::serde_millis")]
         initial: Millis,
@@ -65,15 +81,22 @@ pub enum OpenWaitFunction {
 }
 
 impl OpenWaitFunction {
-    /// The wait for `attempt` (1 on the first opening). Resilience4j refuses attempt 0;
+    /// The wait for `attempt` (1 on the first opening), at least 0: a negative wait (only a
+    /// negative multiplier gives one) reads as 0 here. Resilience4j refuses attempt 0;
     /// here it is treated as 1.
     pub fn wait_for_attempt(&self, attempt: u32) -> Millis {
+        self.signed_wait_for_attempt(attempt).max(0) as Millis
+    }
+
+    /// The wait for `attempt` as Resilience4j computes it, in a signed `long`: negative when
+    /// a negative multiplier makes it so.
+    pub fn signed_wait_for_attempt(&self, attempt: u32) -> i64 {
         self.wait_with_memo(attempt, &mut WaitMemo::default())
     }
 
-    /// Same as [`Self::wait_for_attempt`], continuing from the last attempt computed so a
-    /// breaker that flaps millions of times does not redo the whole series each time.
-    pub(crate) fn wait_with_memo(&self, attempt: u32, memo: &mut WaitMemo) -> Millis {
+    /// Same as [`Self::signed_wait_for_attempt`], continuing from the last attempt computed
+    /// so a breaker that flaps millions of times does not redo the whole series each time.
+    pub(crate) fn wait_with_memo(&self, attempt: u32, memo: &mut WaitMemo) -> i64 {
         match *self {
             OpenWaitFunction::Exponential {
                 initial,
@@ -86,52 +109,87 @@ impl OpenWaitFunction {
                     *memo = WaitMemo {
                         attempt: 1,
                         value: initial.min(i64::MAX as u64) as i64,
-                        frozen: false,
+                        previous: None,
+                        cycle: Cycle::None,
                     };
                 }
                 // Java iterates `x -> (long) (x * multiplier)` on a signed 64-bit long: the
-                // cast truncates towards zero and saturates at Long.MAX_VALUE.
-                while memo.attempt < attempt && !memo.frozen {
+                // cast truncates towards zero, saturates at Long.MIN_VALUE / MAX_VALUE and
+                // gives 0 for NaN, as Rust's `as` does.
+                while memo.attempt < attempt {
+                    match memo.cycle {
+                        Cycle::Fixed => break,
+                        Cycle::Two => {
+                            // value, previous, value, ...: jump to the attempt asked for.
+                            if (attempt - memo.attempt) % 2 == 1 {
+                                let previous = memo.previous.unwrap_or(memo.value);
+                                memo.previous = Some(memo.value);
+                                memo.value = previous;
+                            }
+                            memo.attempt = attempt;
+                            break;
+                        }
+                        Cycle::None => {}
+                    }
                     let next = (memo.value as f64 * multiplier) as i64;
                     if next == memo.value {
-                        memo.frozen = true; // a fixed point: saturated, zero, or too small a step
+                        // A fixed point: saturated, zero, or too small a step.
+                        memo.cycle = Cycle::Fixed;
                         break;
                     }
+                    if memo.previous == Some(next) {
+                        // A negative multiplier alternating between two values (-1, or
+                        // saturation at both ends).
+                        memo.cycle = Cycle::Two;
+                    }
+                    memo.previous = Some(memo.value);
                     memo.value = next;
                     memo.attempt += 1;
                     if cap.is_some_and(|cap| multiplier >= 1.0 && next >= cap) {
-                        memo.frozen = true; // it only grows from here, and the cap wins
+                        memo.cycle = Cycle::Fixed; // it only grows from here, and the cap wins
                     }
                 }
-                let wait = match cap {
+                match cap {
                     Some(cap) => memo.value.min(cap),
                     None => memo.value,
-                };
-                wait.max(0) as u64
+                }
             }
         }
     }
 }
 
-/// Where an exponential series stands: the value for `attempt`, or a value that no later
-/// attempt changes (`frozen`).
+/// Where an exponential series stands: the value for `attempt` and the one before it, and
+/// whether the series has stopped changing (`Fixed`) or alternates between the two (`Two`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub(crate) struct WaitMemo {
     attempt: u32,
     value: i64,
-    frozen: bool,
+    previous: Option<i64>,
+    cycle: Cycle,
+}
+
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+enum Cycle {
+    #[default]
+    None,
+    Fixed,
+    Two,
 }
 
 /// The circuit breaker's settings (Resilience4j 2.x names and defaults).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+///
+/// Read and written through [`RawConfig`] (the same camelCase fields), which refuses
+/// `waitDurationInOpenState` together with `waitIntervalFunctionInOpenState` and writes
+/// only the one in use. Equality follows what the breaker does: `waitDurationInOpenState`
+/// is not compared while a wait function replaces it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(try_from = "RawConfig", into = "RawConfig")]
 pub struct CircuitBreakerConfig {
     /// Failure rate, in percent, at or above which the breaker opens. Default 50.
     pub failure_rate_threshold: f32,
     /// Slow-call rate, in percent, at or above which the breaker opens. Default 100.
     pub slow_call_rate_threshold: f32,
     /// A call taking strictly longer than this is slow. Default 60 s.
-    #[serde(with = "crate::duration::serde_millis")]
     pub slow_call_duration_threshold: Millis,
     /// Default COUNT_BASED.
     pub sliding_window_type: SlidingWindowType,
@@ -141,8 +199,9 @@ pub struct CircuitBreakerConfig {
     pub minimum_number_of_calls: u32,
     /// Trial calls let through in HALF_OPEN. Default 10.
     pub permitted_number_of_calls_in_half_open_state: u32,
-    /// How long OPEN refuses calls. Default 60 s.
-    #[serde(with = "crate::duration::serde_millis")]
+    /// How long OPEN refuses calls. Default 60 s. Not read while
+    /// `wait_interval_function_in_open_state` is set (a config read with only the function
+    /// holds the function's initial wait here, as Spring Boot's binding does).
     pub wait_duration_in_open_state: Millis,
     /// A growing wait; `None` means the fixed `waitDurationInOpenState`.
     pub wait_interval_function_in_open_state: Option<OpenWaitFunction>,
@@ -151,7 +210,6 @@ pub struct CircuitBreakerConfig {
     pub automatic_transition_from_open_to_half_open_enabled: bool,
     /// Longest stay in HALF_OPEN before `transitionToStateAfterWaitDuration`. Default 0:
     /// wait for the trials however long they take.
-    #[serde(with = "crate::duration::serde_millis")]
     pub max_wait_duration_in_half_open_state: Millis,
     /// Where HALF_OPEN goes when `maxWaitDurationInHalfOpenState` runs out: OPEN (default)
     /// or CLOSED.
@@ -160,6 +218,16 @@ pub struct CircuitBreakerConfig {
     pub record_exceptions: Vec<String>,
     /// Exceptions that count as neither success nor failure; checked first.
     pub ignore_exceptions: Vec<String>,
+    /// `initialState` (Resilience4j 2.3+): the state a new breaker starts in, without a
+    /// transition event. Default CLOSED; any of the six states. OPEN starts with attempt 1
+    /// and a fresh CLOSED-size window, HALF_OPEN with attempt 1 and its permits,
+    /// FORCED_OPEN with attempt 1 (`CircuitBreakerStateMachine`'s constructor,
+    /// `getCircuitBreakerStateObjectFromState`). `reset()` still goes to CLOSED.
+    pub initial_state: State,
+    /// The scenario's own exception classes: class name -> parent class name, e.g.
+    /// `{"PaymentDeclinedException": "RuntimeException"}`. Not a Resilience4j setting (a
+    /// Java application has the classes); see [`crate::exceptions`].
+    pub exceptions: DeclaredExceptions,
 }
 
 impl Default for CircuitBreakerConfig {
@@ -179,7 +247,165 @@ impl Default for CircuitBreakerConfig {
             transition_to_state_after_wait_duration: State::Open,
             record_exceptions: Vec::new(),
             ignore_exceptions: Vec::new(),
+            initial_state: State::Closed,
+            exceptions: BTreeMap::new(),
         }
+    }
+}
+
+impl PartialEq for CircuitBreakerConfig {
+    fn eq(&self, other: &Self) -> bool {
+        // Destructured, so a new field cannot be forgotten here.
+        let CircuitBreakerConfig {
+            failure_rate_threshold,
+            slow_call_rate_threshold,
+            slow_call_duration_threshold,
+            sliding_window_type,
+            sliding_window_size,
+            minimum_number_of_calls,
+            permitted_number_of_calls_in_half_open_state,
+            wait_duration_in_open_state,
+            wait_interval_function_in_open_state,
+            automatic_transition_from_open_to_half_open_enabled,
+            max_wait_duration_in_half_open_state,
+            transition_to_state_after_wait_duration,
+            record_exceptions,
+            ignore_exceptions,
+            initial_state,
+            exceptions,
+        } = self;
+        *failure_rate_threshold == other.failure_rate_threshold
+            && *slow_call_rate_threshold == other.slow_call_rate_threshold
+            && *slow_call_duration_threshold == other.slow_call_duration_threshold
+            && *sliding_window_type == other.sliding_window_type
+            && *sliding_window_size == other.sliding_window_size
+            && *minimum_number_of_calls == other.minimum_number_of_calls
+            && *permitted_number_of_calls_in_half_open_state
+                == other.permitted_number_of_calls_in_half_open_state
+            && *wait_interval_function_in_open_state == other.wait_interval_function_in_open_state
+            && (wait_interval_function_in_open_state.is_some()
+                || *wait_duration_in_open_state == other.wait_duration_in_open_state)
+            && *automatic_transition_from_open_to_half_open_enabled
+                == other.automatic_transition_from_open_to_half_open_enabled
+            && *max_wait_duration_in_half_open_state == other.max_wait_duration_in_half_open_state
+            && *transition_to_state_after_wait_duration
+                == other.transition_to_state_after_wait_duration
+            && *record_exceptions == other.record_exceptions
+            && *ignore_exceptions == other.ignore_exceptions
+            && *initial_state == other.initial_state
+            && *exceptions == other.exceptions
+    }
+}
+
+/// A [`CircuitBreakerConfig`] as written: the same fields, with `waitDurationInOpenState`
+/// present or not.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", default, deny_unknown_fields)]
+struct RawConfig {
+    failure_rate_threshold: f32,
+    slow_call_rate_threshold: f32,
+    #[serde(with = "crate::duration::serde_millis")]
+    slow_call_duration_threshold: Millis,
+    sliding_window_type: SlidingWindowType,
+    sliding_window_size: u32,
+    minimum_number_of_calls: u32,
+    permitted_number_of_calls_in_half_open_state: u32,
+    #[serde(
+        with = "crate::duration::serde_opt_millis",
+        skip_serializing_if = "Option::is_none"
+    )]
+    wait_duration_in_open_state: Option<Millis>,
+    wait_interval_function_in_open_state: Option<OpenWaitFunction>,
+    automatic_transition_from_open_to_half_open_enabled: bool,
+    #[serde(with = "crate::duration::serde_millis")]
+    max_wait_duration_in_half_open_state: Millis,
+    transition_to_state_after_wait_duration: State,
+    record_exceptions: Vec<String>,
+    ignore_exceptions: Vec<String>,
+    #[serde(skip_serializing_if = "is_closed")]
+    initial_state: State,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    exceptions: DeclaredExceptions,
+}
+
+fn is_closed(state: &State) -> bool {
+    *state == State::Closed
+}
+
+impl Default for RawConfig {
+    fn default() -> Self {
+        let mut raw = RawConfig::from(CircuitBreakerConfig::default());
+        raw.wait_duration_in_open_state = None;
+        raw
+    }
+}
+
+impl From<CircuitBreakerConfig> for RawConfig {
+    fn from(c: CircuitBreakerConfig) -> Self {
+        RawConfig {
+            failure_rate_threshold: c.failure_rate_threshold,
+            slow_call_rate_threshold: c.slow_call_rate_threshold,
+            slow_call_duration_threshold: c.slow_call_duration_threshold,
+            sliding_window_type: c.sliding_window_type,
+            sliding_window_size: c.sliding_window_size,
+            minimum_number_of_calls: c.minimum_number_of_calls,
+            permitted_number_of_calls_in_half_open_state: c
+                .permitted_number_of_calls_in_half_open_state,
+            // Written only when it is the wait in use: with both, the config would not read
+            // back.
+            wait_duration_in_open_state: c
+                .wait_interval_function_in_open_state
+                .is_none()
+                .then_some(c.wait_duration_in_open_state),
+            wait_interval_function_in_open_state: c.wait_interval_function_in_open_state,
+            automatic_transition_from_open_to_half_open_enabled: c
+                .automatic_transition_from_open_to_half_open_enabled,
+            max_wait_duration_in_half_open_state: c.max_wait_duration_in_half_open_state,
+            transition_to_state_after_wait_duration: c.transition_to_state_after_wait_duration,
+            record_exceptions: c.record_exceptions,
+            ignore_exceptions: c.ignore_exceptions,
+            initial_state: c.initial_state,
+            exceptions: c.exceptions,
+        }
+    }
+}
+
+/// The refusal of `waitDurationInOpenState` with `waitIntervalFunctionInOpenState`.
+pub const BOTH_WAITS: &str = "waitDurationInOpenState and waitIntervalFunctionInOpenState are both set: Resilience4j's builder refuses them together (\"The waitIntervalFunction was configured multiple times\"); give the initial wait in the function";
+
+impl TryFrom<RawConfig> for CircuitBreakerConfig {
+    type Error = String;
+
+    fn try_from(r: RawConfig) -> Result<Self, String> {
+        let wait_duration_in_open_state = match (
+            r.wait_duration_in_open_state,
+            &r.wait_interval_function_in_open_state,
+        ) {
+            (Some(_), Some(_)) => return Err(BOTH_WAITS.to_string()),
+            (Some(wait), None) => wait,
+            (None, Some(OpenWaitFunction::Exponential { initial, .. })) => *initial,
+            (None, None) => CircuitBreakerConfig::default().wait_duration_in_open_state,
+        };
+        Ok(CircuitBreakerConfig {
+            failure_rate_threshold: r.failure_rate_threshold,
+            slow_call_rate_threshold: r.slow_call_rate_threshold,
+            slow_call_duration_threshold: r.slow_call_duration_threshold,
+            sliding_window_type: r.sliding_window_type,
+            sliding_window_size: r.sliding_window_size,
+            minimum_number_of_calls: r.minimum_number_of_calls,
+            permitted_number_of_calls_in_half_open_state: r
+                .permitted_number_of_calls_in_half_open_state,
+            wait_duration_in_open_state,
+            wait_interval_function_in_open_state: r.wait_interval_function_in_open_state,
+            automatic_transition_from_open_to_half_open_enabled: r
+                .automatic_transition_from_open_to_half_open_enabled,
+            max_wait_duration_in_half_open_state: r.max_wait_duration_in_half_open_state,
+            transition_to_state_after_wait_duration: r.transition_to_state_after_wait_duration,
+            record_exceptions: r.record_exceptions,
+            ignore_exceptions: r.ignore_exceptions,
+            initial_state: r.initial_state,
+            exceptions: r.exceptions,
+        })
     }
 }
 
@@ -253,22 +479,14 @@ impl CircuitBreakerConfig {
                 "must be at least 1 ms",
             ));
         }
-        if let Some(OpenWaitFunction::Exponential {
-            initial,
-            multiplier,
-            max,
-        }) = self.wait_interval_function_in_open_state
+        // No check of the multiplier: `IntervalFunction.ofExponentialBackoff` has none.
+        if let Some(OpenWaitFunction::Exponential { initial, max, .. }) =
+            self.wait_interval_function_in_open_state
         {
             if initial < 1 {
                 return Err(ConfigError::new(
                     "waitIntervalFunctionInOpenState",
                     "the initial wait must be at least 1 ms",
-                ));
-            }
-            if !(multiplier.is_finite() && multiplier > 0.0) {
-                return Err(ConfigError::new(
-                    "waitIntervalFunctionInOpenState",
-                    "the multiplier must be a number greater than 0",
                 ));
             }
             if max.is_some_and(|m| m < 1) {
@@ -287,28 +505,48 @@ impl CircuitBreakerConfig {
                 "must be either OPEN or CLOSED",
             ));
         }
+        let hierarchy = self.hierarchy();
+        hierarchy
+            .check_declarations()
+            .map_err(|e| ConfigError::new("exceptions", e))?;
         for (field, list) in [
             ("recordExceptions", &self.record_exceptions),
             ("ignoreExceptions", &self.ignore_exceptions),
         ] {
-            if list.iter().any(|name| name.trim().is_empty()) {
-                return Err(ConfigError::new(field, "an exception name is empty"));
+            for name in list {
+                hierarchy
+                    .check_listed(name, true)
+                    .map_err(|e| ConfigError::new(field, e))?;
             }
         }
         Ok(())
     }
 
-    /// The wait in OPEN for the given attempt (1 on the first opening, +1 for each
-    /// HALF_OPEN -> OPEN): `waitIntervalFunctionInOpenState(attempt)` when set, else
-    /// `waitDurationInOpenState`.
-    pub fn wait_in_open_state(&self, attempt: u32) -> Millis {
-        self.wait_in_open_state_memo(attempt, &mut WaitMemo::default())
+    /// The exception hierarchy this breaker classifies with: the table and the declared
+    /// classes.
+    pub fn hierarchy(&self) -> Hierarchy<'_> {
+        Hierarchy::with(&self.exceptions)
     }
 
-    pub(crate) fn wait_in_open_state_memo(&self, attempt: u32, memo: &mut WaitMemo) -> Millis {
+    /// Checks the name of an exception a call throws (a script's `error` step): it must be
+    /// a class of the table or a declared one.
+    pub fn check_thrown(&self, exception: &str) -> Result<(), String> {
+        self.hierarchy().check_thrown(exception)
+    }
+
+    /// The wait in OPEN for the given attempt (1 on the first opening, +1 for each
+    /// HALF_OPEN -> OPEN): `waitIntervalFunctionInOpenState(attempt)` when set, else
+    /// `waitDurationInOpenState`; a negative wait reads as 0 (see
+    /// [`OpenWaitFunction::signed_wait_for_attempt`]).
+    pub fn wait_in_open_state(&self, attempt: u32) -> Millis {
+        self.wait_in_open_state_memo(attempt, &mut WaitMemo::default())
+            .max(0) as Millis
+    }
+
+    pub(crate) fn wait_in_open_state_memo(&self, attempt: u32, memo: &mut WaitMemo) -> i64 {
         match &self.wait_interval_function_in_open_state {
             Some(function) => function.wait_with_memo(attempt, memo),
-            None => self.wait_duration_in_open_state,
+            None => self.wait_duration_in_open_state.min(i64::MAX as u64) as i64,
         }
     }
 
@@ -330,98 +568,35 @@ impl CircuitBreakerConfig {
             .min(self.permitted_number_of_calls_in_half_open_state)
     }
 
-    /// True when `exception` is in `ignoreExceptions` (see [`exception_matches`]).
+    /// True when `exception` is in `ignoreExceptions`, or a subclass of one of them.
     #[inline]
     pub fn is_ignored(&self, exception: &str) -> bool {
         !self.ignore_exceptions.is_empty()
             && self
-                .ignore_exceptions
-                .iter()
-                .any(|configured| exception_matches(configured, exception))
+                .hierarchy()
+                .any_assignable(&self.ignore_exceptions, exception)
     }
 
     /// True when `exception` is recorded as a failure: `recordExceptions` is empty (record
-    /// everything) or names it (see [`exception_matches`]).
+    /// everything) or names it or one of its superclasses.
     #[inline]
     pub fn is_recorded(&self, exception: &str) -> bool {
         self.record_exceptions.is_empty()
             || self
-                .record_exceptions
-                .iter()
-                .any(|configured| exception_matches(configured, exception))
+                .hierarchy()
+                .any_assignable(&self.record_exceptions, exception)
     }
 }
 
 /// Does a configured exception class (in `recordExceptions` / `ignoreExceptions`) match a
 /// thrown exception? Resilience4j tests `configured.isAssignableFrom(thrown)`, so a
-/// superclass matches its subclasses. The engine only has names: they match when their
-/// simple names (after the last `.`) are equal, or when the configured name is a known
-/// superclass of the thrown one in the small table of JDK / Spring exceptions the course
-/// uses (e.g. `IOException` matches `ConnectException` and `SocketTimeoutException`;
-/// `Exception` and `Throwable` match everything but `Error`s).
+/// superclass matches its subclasses: `IOException` matches `FileNotFoundException`,
+/// `ConnectException` and `SocketTimeoutException`; `Exception` matches everything but
+/// `Error`s. Names are simple or fully qualified; the hierarchy is
+/// [`crate::exceptions::CLASSES`] (a config's declared classes count through
+/// [`CircuitBreakerConfig::hierarchy`]).
 pub fn exception_matches(configured: &str, thrown: &str) -> bool {
-    let configured = simple_name(configured);
-    let thrown = simple_name(thrown);
-    if configured == thrown {
-        return true;
-    }
-    let mut current = thrown;
-    // Walk up the known superclass chain; unknown names stop at Exception.
-    for _ in 0..16 {
-        let parent = superclass(current);
-        if parent == configured {
-            return true;
-        }
-        if parent == "Throwable" {
-            return false;
-        }
-        current = parent;
-    }
-    false
-}
-
-fn simple_name(name: &str) -> &str {
-    let name = name.trim();
-    name.rsplit('.').next().unwrap_or(name)
-}
-
-/// The direct superclass of the exceptions the course talks about. Anything unknown is
-/// taken to be a checked `Exception` (for names ending in `Error`: an `Error`).
-fn superclass(name: &str) -> &'static str {
-    match name {
-        "Throwable" => "Throwable",
-        "Exception" | "Error" => "Throwable",
-        "RuntimeException"
-        | "IOException"
-        | "TimeoutException"
-        | "InterruptedException"
-        | "ExecutionException" => "Exception",
-        "SocketException" | "InterruptedIOException" | "UnknownHostException" | "SSLException" => {
-            "IOException"
-        }
-        "ConnectException" | "NoRouteToHostException" => "SocketException",
-        "SocketTimeoutException" => "InterruptedIOException",
-        "HttpServerErrorException" | "HttpClientErrorException" => "HttpStatusCodeException",
-        "HttpStatusCodeException" => "RestClientResponseException",
-        "RestClientResponseException" | "ResourceAccessException" => "RestClientException",
-        "RestClientException" => "NestedRuntimeException",
-        "NestedRuntimeException"
-        | "CallNotPermittedException"
-        | "BulkheadFullException"
-        | "RequestNotPermitted"
-        | "RejectedExecutionException"
-        | "IllegalStateException"
-        | "IllegalArgumentException"
-        | "NullPointerException"
-        | "CompletionException"
-        | "CardDeclinedException"
-        | "BusinessException" => "RuntimeException",
-        "NumberFormatException" => "IllegalArgumentException",
-        "OutOfMemoryError" | "StackOverflowError" => "VirtualMachineError",
-        "VirtualMachineError" | "AssertionError" => "Error",
-        other if other.ends_with("Error") => "Error",
-        _ => "Exception",
-    }
+    Hierarchy::table().is_assignable(configured, thrown)
 }
 
 #[cfg(test)]
@@ -479,7 +654,15 @@ mod tests {
         assert!(!exception_matches("RuntimeException", "IOException"));
         assert!(!exception_matches("Exception", "OutOfMemoryError"));
         assert!(exception_matches("Throwable", "OutOfMemoryError"));
-        assert!(exception_matches("Exception", "MyCustomException"));
+        // The issue's cases: a subclass the old table did not know.
+        assert!(exception_matches("IOException", "FileNotFoundException"));
+        assert!(exception_matches(
+            "IllegalStateException",
+            "CancellationException"
+        ));
+        // A made-up BusinessException is a checked Exception, as in Resilience4j's tests.
+        assert!(!exception_matches("RuntimeException", "BusinessException"));
+        assert!(exception_matches("Exception", "BusinessException"));
     }
 
     #[test]
@@ -501,15 +684,39 @@ mod tests {
     fn parses_camel_case_with_durations() {
         let c: CircuitBreakerConfig = serde_json::from_str(
             r#"{"slidingWindowType":"TIME_BASED","slidingWindowSize":10,
-                "waitDurationInOpenState":"5s","slowCallDurationThreshold":800,
-                "waitIntervalFunctionInOpenState":{"exponential":{"initial":"1s","multiplier":2}}}"#,
+                "waitDurationInOpenState":"5s","slowCallDurationThreshold":800}"#,
         )
         .unwrap();
         assert_eq!(c.sliding_window_type, SlidingWindowType::TimeBased);
         assert_eq!(c.wait_duration_in_open_state, 5_000);
         assert_eq!(c.slow_call_duration_threshold, 800);
-        assert_eq!(c.wait_in_open_state(3), 4_000);
         assert_eq!(c.minimum_number_of_calls, 100);
+        let c: CircuitBreakerConfig = serde_json::from_str(
+            r#"{"waitIntervalFunctionInOpenState":{"exponential":{"initial":"1s","multiplier":2}}}"#,
+        )
+        .unwrap();
+        assert_eq!(c.wait_in_open_state(3), 4_000);
+        // The function replaces the fixed wait: it is not written, and it holds the initial.
+        assert_eq!(c.wait_duration_in_open_state, 1_000);
+        let json = serde_json::to_string(&c).unwrap();
+        assert!(!json.contains("waitDurationInOpenState"), "{json}");
+        assert_eq!(
+            serde_json::from_str::<CircuitBreakerConfig>(&json).unwrap(),
+            c
+        );
+        // Both together: Resilience4j's build() refuses them.
+        let e = serde_json::from_str::<CircuitBreakerConfig>(
+            r#"{"waitDurationInOpenState":"5s",
+                "waitIntervalFunctionInOpenState":{"exponential":{"initial":"1s","multiplier":2}}}"#,
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("both set"), "{e}");
+        // New fields are written only when set: a default config writes what it always did.
+        let json = serde_json::to_string(&CircuitBreakerConfig::default()).unwrap();
+        assert!(
+            !json.contains("initialState") && !json.contains("\"exceptions\""),
+            "{json}"
+        );
         assert!(serde_json::from_str::<CircuitBreakerConfig>(r#"{"slidingWindow":5}"#).is_err());
     }
 }

@@ -34,6 +34,13 @@
 //!   a failure, and any other exception counts as a success. A slow failure counts both as
 //!   a failure and as a slow call.
 //!
+//! "In the list" means what Java's `isAssignableFrom` means: the class or one of its
+//! subclasses, so `IOException` covers `FileNotFoundException` and `ConnectException`. The
+//! hierarchy is [`crate::exceptions`]: the JDK, Spring and Resilience4j classes people
+//! type, plus the classes a config declares with their parent (`exceptions`). A name in
+//! neither is refused by [`CircuitBreakerConfig::validate`] (and by the breaker scripts for
+//! a thrown one) rather than guessed.
+//!
 //! The failure rate and the slow-call rate are percentages of the outcomes in the window,
 //! computed in `f32` like Resilience4j. They are *not computable* (reported as -1) until
 //! the window holds `minimumNumberOfCalls` outcomes; for COUNT_BASED that minimum is
@@ -64,6 +71,15 @@
 //!   `transitionToStateAfterWaitDuration` (OPEN by default, or CLOSED).
 //! - Entering CLOSED or HALF_OPEN starts a fresh window (and a fresh `not_permitted`).
 //!
+//! A breaker starts CLOSED unless `initialState` (Resilience4j 2.3+) says otherwise. It
+//! then starts in that state at 0 ms without publishing a transition, as
+//! `CircuitBreakerStateMachine`'s constructor does: OPEN at attempt 1 with a fresh
+//! CLOSED-size window (its wait runs from 0 ms), HALF_OPEN at attempt 1 with its permits
+//! (so a failed trial opens for `waitIntervalFunctionInOpenState(2)`), FORCED_OPEN at
+//! attempt 1 (a manual move to OPEN then waits for attempt 2), DISABLED and METRICS_ONLY
+//! at 0. Manual transitions from there follow the table below; `reset()` goes to CLOSED,
+//! not back to the initial state.
+//!
 //! Three more states are only reached by hand ([`CircuitBreaker::transition_to`]):
 //! **DISABLED** lets everything through and records nothing; **FORCED_OPEN** refuses
 //! everything and never goes half-open; **METRICS_ONLY** lets everything through, records
@@ -81,17 +97,38 @@
 //! Events follow Resilience4j's publishing rule: state transitions and resets are always
 //! reported, other events are not reported while the breaker is DISABLED or FORCED_OPEN.
 //!
+//! ## A late answer in an OPEN entered from DISABLED or FORCED_OPEN
+//!
+//! Every OPEN inherits the metrics of the state it replaces (`new OpenState(attempts + 1,
+//! currentState.getMetrics())`), so that answers of calls sent before the trip still land
+//! in the window that tripped. DISABLED and FORCED_OPEN measure nothing: their metrics are
+//! a COUNT_BASED window of size 0 (`CircuitBreakerMetrics.forDisabled` / `forForcedOpen`).
+//! Move such a breaker to OPEN by hand and OPEN inherits that zero-size window; OPEN ->
+//! OPEN keeps it too. Nothing goes wrong until an outcome is reported there (a call
+//! permitted before the move, answering late): `OpenState.onSuccess` / `onError` record it
+//! in the window, and `FixedSizeSlidingWindowMetrics.record` first adds it to its running
+//! total, then moves its head to `(headIndex + 1) % windowSize`, a remainder by 0, and
+//! throws `ArithmeticException: / by zero` out of `onSuccess` / `onError`, to the caller
+//! of the decorated call, after the `Success` / `Error` event was published.
+//!
+//! The engine does the same: the outcome is counted in the window's totals (so the
+//! metrics show it, with rates computable from the first outcome since the inherited
+//! minimum is `min(minimumNumberOfCalls, 0)`), the event is published, the breaker stays
+//! OPEN, and [`CircuitBreaker::try_on_success`] / [`CircuitBreaker::try_on_error`] return
+//! [`BreakerError::DivisionByZero`]; a breaker script reports it on that step. The window
+//! lists no cell for those outcomes: Resilience4j's has none to keep them in. The next
+//! HALF_OPEN or CLOSED starts a proper window again.
+//!
 //! ## Where the engine differs from Resilience4j
 //!
 //! - `reset` cancels the pending timers. Resilience4j's `reset()` skips the hook that
 //!   cancels them, so a `maxWaitDurationInHalfOpenState` timer armed before a reset can
 //!   still open the freshly reset breaker later; the engine treats that as the bug it is.
-//! - OPEN entered by hand from DISABLED or FORCED_OPEN keeps their zero-size window; a late
-//!   answer reported there makes Resilience4j throw (`% 0`), the engine ignores it.
-//! - Exceptions are names, not classes: see [`config::exception_matches`] for how a
-//!   configured name matches a thrown one.
-//! - No `initialState`, `recordResult`, `transitionOnResult`, randomized wait functions or
-//!   LOCK_FREE windows; windows are capped at [`config::MAX_WINDOW_SIZE`].
+//! - Exceptions are names, not classes: the hierarchy is a table plus declared classes (see
+//!   [`crate::exceptions`]); `onError`'s unwrapping of a `CompletionException` /
+//!   `ExecutionException` to its cause has no counterpart (a name has no cause).
+//! - No `recordResult`, `transitionOnResult`, randomized wait functions or LOCK_FREE
+//!   windows; windows are capped at [`config::MAX_WINDOW_SIZE`].
 
 pub mod config;
 pub mod window;
@@ -332,8 +369,9 @@ pub struct CircuitBreaker {
     /// The latest time seen.
     now: Millis,
     entered_at: Millis,
-    /// OPEN: the end of the wait (`retryAfterWaitDuration`).
-    open_until: Millis,
+    /// OPEN: the end of the wait (`retryAfterWaitDuration`), signed and wide: a negative
+    /// multiplier makes a negative wait, and `at + wait` may pass `Millis::MAX`.
+    open_until: i128,
     /// HALF_OPEN: permits left to hand out.
     permits_left: u32,
     /// HALF_OPEN: when `maxWaitDurationInHalfOpenState` runs out, if set.
@@ -360,9 +398,11 @@ pub struct CircuitBreaker {
 const CLASSIFIED_NAMES: usize = 16;
 
 impl CircuitBreaker {
-    /// A CLOSED breaker at time 0, after validating `config`.
+    /// A breaker at time 0 in `config.initial_state` (CLOSED by default), after validating
+    /// `config`.
     pub fn new(config: CircuitBreakerConfig) -> Result<Self, ConfigError> {
         config.validate()?;
+        let initial_state = config.initial_state;
         let window = SlidingWindow::new(closed_window_kind(&config), 0);
         Ok(CircuitBreaker {
             minimum_calls: config.effective_minimum_number_of_calls(),
@@ -384,7 +424,28 @@ impl CircuitBreaker {
             timer_due: None,
             trip_counts: TripCounts::NONE,
             classified: Vec::new(),
-        })
+        }
+        .started_in(initial_state))
+    }
+
+    /// The breaker as Resilience4j's constructor builds it for `initialState`
+    /// (`getCircuitBreakerStateObjectFromState`): no transition is published; OPEN,
+    /// HALF_OPEN and FORCED_OPEN start at attempt 1 (`new OpenState(1, forClosed(config))`,
+    /// `new HalfOpenState(1)`, `new ForcedOpenState(1)`), so a first HALF_OPEN -> OPEN waits
+    /// `waitIntervalFunctionInOpenState(2)`; OPEN starts its wait (and its timer) at 0 ms
+    /// with a fresh CLOSED-size window.
+    fn started_in(mut self, initial: State) -> Self {
+        if initial == State::Closed {
+            return self;
+        }
+        let recording = self.record_events;
+        self.record_events = false;
+        if initial == State::HalfOpen {
+            self.attempts = 1;
+        }
+        self.enter(initial, 0);
+        self.record_events = recording;
+        self
     }
 
     /// Whether `exception` is ignored, and whether it is recorded as a failure.
@@ -500,7 +561,7 @@ impl CircuitBreaker {
                     .config
                     .automatic_transition_from_open_to_half_open_enabled =>
             {
-                Some(self.open_until)
+                Some(clamp_millis(self.open_until))
             }
             State::HalfOpen => self.half_open_deadline,
             _ => None,
@@ -519,7 +580,7 @@ impl CircuitBreaker {
             State::Closed | State::Disabled | State::MetricsOnly => true,
             State::HalfOpen => self.acquire_trial(),
             State::Open => {
-                if self.now > self.open_until {
+                if i128::from(self.now) > self.open_until {
                     self.enter(State::HalfOpen, self.now);
                     self.acquire_trial()
                 } else {
@@ -561,9 +622,18 @@ impl CircuitBreaker {
         }
     }
 
-    /// `onSuccess`: a call answered after `duration` ms, completing at `now`.
+    /// `onSuccess`: a call answered after `duration` ms, completing at `now`. See
+    /// [`Self::try_on_success`] for the one case where Resilience4j throws.
     #[inline]
     pub fn on_success(&mut self, now: Millis, duration: Millis) {
+        let _ = self.try_on_success(now, duration);
+    }
+
+    /// `onSuccess`, with what Resilience4j throws from it: `ArithmeticException: / by zero`
+    /// in OPEN entered by hand from DISABLED or FORCED_OPEN (see the module documentation).
+    /// The outcome is published and counted even then.
+    #[inline]
+    pub fn try_on_success(&mut self, now: Millis, duration: Millis) -> Result<(), BreakerError> {
         self.advance_to(now);
         if self.publishing(false) {
             self.events.push(CircuitBreakerEvent::Success {
@@ -574,14 +644,26 @@ impl CircuitBreaker {
         self.record(WindowCell::new(
             false,
             duration > self.config.slow_call_duration_threshold,
-        ));
+        ))
     }
 
     /// `onError`: a call failed with `exception` after `duration` ms, completing at `now`.
     /// Ignored exceptions (checked first) give the permit back; recorded ones (all, when
-    /// `recordExceptions` is empty) are failures; any other counts as a success.
+    /// `recordExceptions` is empty) are failures; any other counts as a success. See
+    /// [`Self::try_on_error`] for the one case where Resilience4j throws.
     #[inline]
     pub fn on_error(&mut self, now: Millis, duration: Millis, exception: &str) {
+        let _ = self.try_on_error(now, duration, exception);
+    }
+
+    /// `onError`, with what Resilience4j throws from it (as [`Self::try_on_success`]).
+    #[inline]
+    pub fn try_on_error(
+        &mut self,
+        now: Millis,
+        duration: Millis,
+        exception: &str,
+    ) -> Result<(), BreakerError> {
         self.advance_to(now);
         let (ignored, failure) = self.classify(exception);
         if ignored {
@@ -593,7 +675,7 @@ impl CircuitBreaker {
                     exception: exception.to_owned(),
                 });
             }
-            return;
+            return Ok(());
         }
         if self.publishing(false) {
             self.events.push(if failure {
@@ -612,21 +694,22 @@ impl CircuitBreaker {
         self.record(WindowCell::new(
             failure,
             duration > self.config.slow_call_duration_threshold,
-        ));
+        ))
     }
 
     /// Records a classified outcome in the current state's window and applies the state's
     /// rule.
     #[inline(always)]
-    fn record(&mut self, cell: WindowCell) {
+    fn record(&mut self, cell: WindowCell) -> Result<(), BreakerError> {
         if self.state == State::Closed {
             // The hot path: kept inline, everything rare is out of line.
             let snapshot = self.window.record(self.now, cell);
             if let Verdict::Exceeded { failure, slow } = self.verdict(snapshot) {
                 self.trip(snapshot, failure, slow);
             }
+            Ok(())
         } else {
-            self.record_elsewhere(cell);
+            self.record_elsewhere(cell)
         }
     }
 
@@ -636,11 +719,17 @@ impl CircuitBreaker {
         self.enter(State::Open, self.now);
     }
 
-    fn record_elsewhere(&mut self, cell: WindowCell) {
+    fn record_elsewhere(&mut self, cell: WindowCell) -> Result<(), BreakerError> {
         match self.state {
-            State::Closed => self.record(cell),
+            State::Closed => return self.record(cell),
             State::Open => {
                 self.window.record(self.now, cell);
+                if self.window.kind() == WindowKind::Empty {
+                    // The zero-size window of DISABLED / FORCED_OPEN: Resilience4j's
+                    // `FixedSizeSlidingWindowMetrics.record` adds the outcome to its total,
+                    // then moves its head `(headIndex + 1) % 0` and throws.
+                    return Err(BreakerError::DivisionByZero);
+                }
             }
             State::HalfOpen => {
                 let snapshot = self.window.record(self.now, cell);
@@ -662,6 +751,7 @@ impl CircuitBreaker {
             }
             State::Disabled | State::ForcedOpen => {}
         }
+        Ok(())
     }
 
     /// Compares the rates with their thresholds (inclusive), as Resilience4j compares its
@@ -783,8 +873,8 @@ impl CircuitBreaker {
                 let wait = self
                     .config
                     .wait_in_open_state_memo(self.attempts, &mut self.wait_memo);
-                self.open_until = at.saturating_add(wait);
-                zero_wait = wait == 0;
+                self.open_until = i128::from(at) + i128::from(wait);
+                zero_wait = wait <= 0;
             }
             State::HalfOpen => {
                 let permitted = self.config.permitted_number_of_calls_in_half_open_state;
@@ -815,14 +905,14 @@ impl CircuitBreaker {
             self.events
                 .push(CircuitBreakerEvent::StateTransition { at, from, to });
         }
-        // A wait of 0 ms (an interval function can shrink to it) with the automatic
-        // transition: Resilience4j's OpenState constructor still schedules the move,
+        // A wait of 0 ms (an interval function can shrink to it; a negative one, which a
+        // negative multiplier gives, is scheduled as 0) with the automatic transition:
+        // Resilience4j's OpenState constructor still schedules the move,
         // `schedule(toHalfOpenState, 0, MILLISECONDS)`, which runs on the scheduler thread,
         // not inline: `transitionToOpenState()` returns in OPEN having published X -> OPEN,
         // and the task moves on to HALF_OPEN moments later. In virtual time that is this
         // same instant: HALF_OPEN now, X -> OPEN reported first (not at all for
         // OPEN -> OPEN, an internal transition), then OPEN -> HALF_OPEN.
-        // (Not `open_until <= at`: at the clock's end every wait saturates to `at`.)
         if to == State::Open
             && zero_wait
             && self
@@ -876,9 +966,10 @@ impl CircuitBreaker {
         self.minimum_calls
     }
 
-    /// When OPEN: the end of the wait (`opened_at + wait`).
+    /// When OPEN: the end of the wait (`opened_at + wait`), within `0..=Millis::MAX` (a
+    /// negative wait ends before 0 ms: any request is then after it).
     pub fn open_until(&self) -> Option<Millis> {
-        (self.state == State::Open).then_some(self.open_until)
+        (self.state == State::Open).then_some(clamp_millis(self.open_until))
     }
 
     /// Milliseconds left before OPEN may become HALF_OPEN (None unless OPEN). At 0 an
@@ -930,6 +1021,32 @@ impl CircuitBreaker {
         &self.events
     }
 }
+
+/// An OPEN wait's end as a time: below 0 reads as 0, past the clock's end as its end.
+fn clamp_millis(t: i128) -> Millis {
+    t.clamp(0, i128::from(Millis::MAX)) as Millis
+}
+
+/// What Resilience4j's breaker itself throws from `onSuccess` / `onError`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BreakerError {
+    /// `ArithmeticException: / by zero`: an outcome reported in OPEN entered by hand from
+    /// DISABLED or FORCED_OPEN, whose zero-size window OPEN kept. The outcome was counted
+    /// first; the breaker stays OPEN.
+    DivisionByZero,
+}
+
+impl fmt::Display for BreakerError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BreakerError::DivisionByZero => f.write_str(
+                "ArithmeticException: / by zero (Resilience4j throws it here: this OPEN was entered from DISABLED or FORCED_OPEN and kept their zero-size window; the outcome was counted, then moving the window divided by its size 0)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BreakerError {}
 
 fn closed_window_kind(config: &CircuitBreakerConfig) -> WindowKind {
     match config.sliding_window_type {

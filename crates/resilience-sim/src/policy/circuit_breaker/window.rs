@@ -159,7 +159,9 @@ pub enum WindowKind {
     CountBased(u32),
     /// The last N whole seconds.
     TimeBased(u32),
-    /// No window at all (DISABLED and FORCED_OPEN record nothing).
+    /// The zero-size window of DISABLED and FORCED_OPEN (which record nothing). An OPEN
+    /// state entered from them keeps it, and its totals count the outcomes reported there
+    /// (Resilience4j counts them before it throws), with no cell to list.
     Empty,
 }
 
@@ -252,7 +254,7 @@ impl SlidingWindow {
     }
 
     /// Records one outcome completed at `now` and returns the new totals. An empty window
-    /// ignores it.
+    /// keeps no cell but counts it in its totals.
     #[inline(always)]
     pub fn record(&mut self, now: Millis, cell: WindowCell) -> Snapshot {
         match self.kind {
@@ -277,7 +279,11 @@ impl SlidingWindow {
                 self.buckets[self.head].totals.add(cell);
                 self.total.add(cell);
             }
-            WindowKind::Empty => {}
+            // No cell to keep, but the total counts it: Resilience4j's zero-size window
+            // (`new FixedSizeSlidingWindowMetrics(0)`) adds to its total aggregation before
+            // it fails to move its head. Only OPEN entered from DISABLED or FORCED_OPEN
+            // records here (those states record nothing themselves).
+            WindowKind::Empty => self.total.add(cell),
         }
         self.total.snapshot()
     }

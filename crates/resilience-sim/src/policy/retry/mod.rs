@@ -41,9 +41,12 @@
 pub mod budget;
 pub mod interval;
 
+use std::sync::OnceLock;
+
 use rand::Rng;
 use serde::{Deserialize, Serialize};
 
+use crate::exceptions::{ancestry, Hierarchy};
 use crate::{ConfigError, Millis, Outcome};
 
 pub use budget::{RetryBudget, RetryBudgetConfig};
@@ -95,7 +98,8 @@ impl Default for RetryConfig {
 
 impl RetryConfig {
     /// The builder's rules: `maxAttempts >= 1`, a valid interval function, and exception
-    /// names that exist (Spring would fail to load an unknown class).
+    /// names of the shared table ([`crate::exceptions`]; Spring would fail to load an
+    /// unknown class, and a class no outcome descends from could never match).
     pub fn validate(&self) -> Result<(), ConfigError> {
         if self.max_attempts < 1 {
             return Err(ConfigError::new(
@@ -117,15 +121,11 @@ impl RetryConfig {
             ("ignoreExceptions", &self.ignore_exceptions),
         ] {
             for name in names {
-                if !is_known_exception(name) {
-                    return Err(ConfigError::new(
-                        field,
-                        format!(
-                            "`{name}` is not an exception this simulation knows (known: {})",
-                            KNOWN_EXCEPTIONS.join(", ")
-                        ),
-                    ));
-                }
+                // The retry sees only the outcomes' exceptions: a class outside the table
+                // could never match, so it is refused even when fully qualified.
+                Hierarchy::table()
+                    .check_listed(name, false)
+                    .map_err(|message| ConfigError::new(field, message))?;
             }
         }
         Ok(())
@@ -136,7 +136,10 @@ impl RetryConfig {
 // Exception classes
 // ---------------------------------------------------------------------------------------
 
-/// Every exception name the lists may use: the outcome classes and their Java superclasses.
+/// The exceptions the outcomes throw and their superclasses. The lists may name any class
+/// of the shared table ([`crate::exceptions::CLASSES`]: `IOException` and `Exception` as
+/// well as `FileNotFoundException`, which no outcome throws); these are the ones that can
+/// match.
 pub const KNOWN_EXCEPTIONS: [&str; 17] = [
     "ConnectException",
     "SocketException",
@@ -157,79 +160,28 @@ pub const KNOWN_EXCEPTIONS: [&str; 17] = [
     "Throwable",
 ];
 
-/// The exception an outcome throws and its superclasses, most specific first, following
-/// the JDK and Spring `RestTemplate` hierarchies. `CardDeclinedException` is taken to be an
-/// unchecked business exception (`extends RuntimeException`). Empty for answers.
+/// The exception an outcome throws and its superclasses, most specific first, from the
+/// shared table ([`crate::exceptions::CLASSES`]: the JDK and Spring `RestTemplate`
+/// hierarchies; `CardDeclinedException` is the simulation's unchecked business exception,
+/// `extends RuntimeException`). Empty for answers.
 pub fn exception_hierarchy(outcome: Outcome) -> &'static [&'static str] {
-    match outcome {
-        Outcome::Success | Outcome::SlowSuccess => &[],
-        Outcome::ConnectFailure => &[
-            "ConnectException",
-            "SocketException",
-            "IOException",
-            "Exception",
-            "Throwable",
-        ],
-        Outcome::ReadTimeout => &[
-            "SocketTimeoutException",
-            "InterruptedIOException",
-            "IOException",
-            "Exception",
-            "Throwable",
-        ],
-        Outcome::Http5xx => &[
-            "HttpServerErrorException",
-            "HttpStatusCodeException",
-            "RestClientResponseException",
-            "RestClientException",
-            "NestedRuntimeException",
-            "RuntimeException",
-            "Exception",
-            "Throwable",
-        ],
-        Outcome::BusinessError => &[
-            "CardDeclinedException",
-            "RuntimeException",
-            "Exception",
-            "Throwable",
-        ],
-        Outcome::BulkheadFull => &[
-            "BulkheadFullException",
-            "RuntimeException",
-            "Exception",
-            "Throwable",
-        ],
-        Outcome::CallNotPermitted => &[
-            "CallNotPermittedException",
-            "RuntimeException",
-            "Exception",
-            "Throwable",
-        ],
-        Outcome::NoFreeThread => &[
-            "RejectedExecutionException",
-            "RuntimeException",
-            "Exception",
-            "Throwable",
-        ],
-    }
+    static CHAINS: OnceLock<Vec<Vec<&'static str>>> = OnceLock::new();
+    let chains = CHAINS.get_or_init(|| {
+        Outcome::ALL
+            .iter()
+            .map(|o| o.exception_name().map(ancestry).unwrap_or_default())
+            .collect()
+    });
+    &chains[outcome_index(outcome)]
 }
 
-/// `java.net.ConnectException` -> `ConnectException`.
-fn simple_name(name: &str) -> &str {
-    let name = name.trim();
-    name.rsplit('.').next().unwrap_or(name)
-}
-
-fn is_known_exception(name: &str) -> bool {
-    KNOWN_EXCEPTIONS.contains(&simple_name(name))
-}
-
-/// Whether `outcome`'s exception is one of `names` or a subclass of one.
+/// Whether `outcome`'s exception is one of `names` or a subclass of one (names simple or
+/// fully qualified, matched through the shared table).
 pub fn exception_matches(outcome: Outcome, names: &[String]) -> bool {
-    let hierarchy = exception_hierarchy(outcome);
-    names
-        .iter()
-        .any(|name| hierarchy.contains(&simple_name(name)))
+    match outcome.exception_name() {
+        Some(thrown) => Hierarchy::table().any_assignable(names, thrown),
+        None => false,
+    }
 }
 
 /// Why an outcome was not retried.
