@@ -644,7 +644,7 @@ impl<'a> Hierarchy<'a> {
         match self.resolve(name) {
             Resolved::Known(_) | Resolved::Declared(..) => Ok(()),
             Resolved::Application if allow_application => Ok(()),
-            other => Err(self.refusal(name, other)),
+            other => Err(self.refusal(name, other, allow_application)),
         }
     }
 
@@ -653,11 +653,13 @@ impl<'a> Hierarchy<'a> {
     pub fn check_thrown(&self, name: &str) -> Result<(), String> {
         match self.resolve(name) {
             Resolved::Known(_) | Resolved::Declared(..) => Ok(()),
-            other => Err(self.refusal(name, other)),
+            other => Err(self.refusal(name, other, true)),
         }
     }
 
-    fn refusal(&self, name: &str, resolved: Resolved<'_>) -> String {
+    /// Why `name` is refused; `declarable`: the policy reads declared classes (the
+    /// breaker), so the message says how to declare one.
+    fn refusal(&self, name: &str, resolved: Resolved<'_>, declarable: bool) -> String {
         let shown = excerpt(name.trim());
         match resolved {
             Resolved::Empty => "an exception name is empty".to_string(),
@@ -673,13 +675,20 @@ impl<'a> Hierarchy<'a> {
                     .find(|c| c.name.eq_ignore_ascii_case(simple))
                     .map(|c| format!(" (did you mean {}?)", c.name))
                     .unwrap_or_default();
-                format!(
-                    "`{shown}` is not an exception this simulation knows{hint}: name a JDK class \
-                     (java.lang, java.io, java.net, java.util.concurrent, java.time, java.sql...), \
-                     a Spring RestTemplate or Resilience4j exception, or declare it with its \
-                     parent in the breaker's \"exceptions\", e.g. {{\"{}\": \"RuntimeException\"}}",
-                    excerpt(simple)
-                )
+                let known = "a JDK class (java.lang, java.io, java.net, java.util.concurrent, \
+                             java.time, java.sql...), a Spring RestTemplate or Resilience4j exception";
+                if declarable {
+                    format!(
+                        "`{shown}` is not an exception this simulation knows{hint}: name {known}, \
+                         or declare it with its parent in the breaker's \"exceptions\", e.g. \
+                         {{\"{}\": \"RuntimeException\"}}",
+                        excerpt(simple)
+                    )
+                } else {
+                    format!(
+                        "`{shown}` is not an exception this simulation knows{hint}: name {known}"
+                    )
+                }
             }
         }
     }
