@@ -670,10 +670,8 @@ impl<'a> Hierarchy<'a> {
             ),
             _ => {
                 let simple = simple_name(name);
-                let hint = CLASSES
-                    .iter()
-                    .find(|c| c.name.eq_ignore_ascii_case(simple))
-                    .map(|c| format!(" (did you mean {}?)", c.name))
+                let hint = closest(simple)
+                    .map(|name| format!(" (did you mean {name}?)"))
                     .unwrap_or_default();
                 let known = "a JDK class (java.lang, java.io, java.net, java.util.concurrent, \
                              java.time, java.sql...), a Spring RestTemplate or Resilience4j exception";
@@ -743,6 +741,41 @@ impl<'a> Hierarchy<'a> {
         }
         Ok(())
     }
+}
+
+/// The table's name closest to `name`, if it is close: the same but for letter case, or a
+/// letter or so away (`FileNotFoundExeption`).
+fn closest(name: &str) -> Option<&'static str> {
+    let lower = name.to_lowercase();
+    let length = lower.chars().count();
+    if length > 64 {
+        return None;
+    }
+    // A letter per ten: `IOExeption` is near `IOException`, `MyException` not near
+    // `Exception`.
+    let near = (length / 10).max(1);
+    CLASSES
+        .iter()
+        .map(|c| (edit_distance(&lower, &c.name.to_lowercase()), c.name))
+        .filter(|(distance, _)| *distance <= near)
+        .min_by_key(|(distance, _)| *distance)
+        .map(|(_, name)| name)
+}
+
+/// Levenshtein distance, in characters.
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut diagonal = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let substitution = diagonal + usize::from(ca != *cb);
+            diagonal = row[j + 1];
+            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+        }
+    }
+    row[b.len()]
 }
 
 /// A Java class name: identifiers separated by `.` (`$` allowed, as Java allows it).
@@ -860,6 +893,14 @@ mod tests {
             .check_thrown("ioexception")
             .unwrap_err()
             .contains("did you mean IOException?"));
+        assert!(h
+            .check_thrown("FileNotFoundExeption")
+            .unwrap_err()
+            .contains("did you mean FileNotFoundException?"));
+        assert!(!h
+            .check_thrown("MyException")
+            .unwrap_err()
+            .contains("did you mean"));
         assert!(h
             .check_thrown("java.net.IOException")
             .unwrap_err()
