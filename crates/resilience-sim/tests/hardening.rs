@@ -96,3 +96,60 @@ fn a_million_trial_window_is_entered_a_thousand_times_without_filling_it() {
         assert_eq!(breaker.metrics().buffered, 1);
     }
 }
+
+mod sandbox_imports {
+    use resilience_sim::policy::circuit_breaker::State;
+    use resilience_sim::scenario::sandbox::BreakerSandbox;
+
+    /// A sandbox with one call sent, and its state as text (everything the page shows).
+    fn sandbox() -> BreakerSandbox {
+        let mut s = BreakerSandbox::default();
+        s.import_json(
+            r#"{"steps":[{"acquire":{}},{"error":{"duration_ms":5,"exception":"IOException"}},{"advance_ms":1000}]}"#,
+        )
+        .unwrap();
+        s
+    }
+
+    /// Each hostile import is refused with one line and leaves the session as it was.
+    fn refused(json: &str) -> String {
+        let mut s = sandbox();
+        let before = format!("{s:?}");
+        let message = s.import_json(json).expect_err(json);
+        assert!(!message.contains('\n'), "{message}");
+        assert!(message.chars().count() < 600, "{message}");
+        assert_eq!(format!("{s:?}"), before, "unchanged after {json}");
+        message
+    }
+
+    #[test]
+    fn a_clock_at_the_end_of_time_is_refused() {
+        refused(r#"{"steps":[{"advance_ms":18446744073709551615}]}"#);
+    }
+
+    #[test]
+    fn a_wait_of_u64_max_ms_keeps_the_breaker_open_for_good() {
+        // OPEN refuses every call; the wait is a Java long of milliseconds, so it is held
+        // at Long.MAX_VALUE rather than overflowing.
+        let mut s = sandbox();
+        s.import_json(r#"{"config":{"waitDurationInOpenState":18446744073709551615},"steps":[{"transition":"OPEN"},{"advance_ms":1000}]}"#)
+            .unwrap();
+        assert_eq!(s.state(), State::Open);
+        assert_eq!(s.now(), 1000);
+        assert_eq!(s.open_wait_remaining(), Some(i64::MAX as u64 - 1000));
+    }
+
+    #[test]
+    fn ten_thousand_nested_brackets_are_one_line() {
+        let deep = format!("{}{}", "[".repeat(10_000), "]".repeat(10_000));
+        refused(&deep);
+    }
+
+    #[test]
+    fn an_unknown_thrown_exception_is_refused() {
+        let message = refused(
+            r#"{"steps":[{"acquire":{}},{"error":{"duration_ms":5,"exception":"MadeUpTimeoutException"}}]}"#,
+        );
+        assert!(message.contains("MadeUpTimeoutException"), "{message}");
+    }
+}

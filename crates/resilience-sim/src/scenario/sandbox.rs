@@ -1697,6 +1697,8 @@ impl BreakerSandbox {
     /// [`Self::import_json`] for a script already read (the browser reads the JSON with its
     /// own parser).
     pub fn import_script(&mut self, script: BreakerScript) -> Result<(), String> {
+        // The CLI's checks first: a thrown name must be a known or declared class.
+        script.validate().map_err(|e| e.to_string())?;
         if script.steps.len() > MAX_STEPS {
             return Err(format!(
                 "the script has {} steps; the sandbox replays at most {MAX_STEPS}",
