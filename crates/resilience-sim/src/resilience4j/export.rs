@@ -2,88 +2,86 @@
 //!
 //! Every setting the engine models is written, defaults included, so the learner sees the
 //! whole config; an exception list is written only when it is not empty (empty is
-//! Resilience4j's default: record every exception, ignore none).
+//! Resilience4j's default: record every exception, ignore none). The three writers share
+//! one list of (key, value) per config; a builder method is the camelCase of its key.
 
-use std::collections::{BTreeMap, BTreeSet};
-
-use super::{class_name, Instance, Kind, PolicyConfig};
+use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
 use crate::duration::format_duration;
+use crate::number::{push_f32, push_f64};
 use crate::policy::circuit_breaker::OpenWaitFunction;
 use crate::policy::retry::IntervalFunction;
 use crate::Millis;
 
-/// A setting's value as written.
-enum Out {
-    One(String),
-    Many(Vec<String>),
+/// A setting's value.
+#[derive(Clone, Copy)]
+enum Val<'a> {
+    Int(u32),
+    Bool(bool),
+    Word(&'static str),
+    Ms(Millis),
+    /// A `float` (the rates).
+    Rate(f32),
+    /// A `double` (a multiplier, a factor).
+    Num(f64),
+    Classes(&'a [String]),
 }
 
-fn one(value: impl ToString) -> Out {
-    Out::One(value.to_string())
-}
-
-fn ms(value: Millis) -> Out {
-    Out::One(format_duration(value))
-}
+use Val::*;
 
 /// The settings of a config, with Spring Boot's (kebab-case) names, in the order written.
-fn settings(config: &PolicyConfig) -> Vec<(&'static str, Out)> {
-    let classes = |names: &[String]| Out::Many(names.iter().map(|n| class_name(n)).collect());
+fn settings(config: &PolicyConfig) -> Vec<(&'static str, Val<'_>)> {
     let mut out = Vec::new();
     match config {
         PolicyConfig::CircuitBreaker(c) => {
-            out.push(("sliding-window-type", one(c.sliding_window_type.name())));
-            out.push(("sliding-window-size", one(c.sliding_window_size)));
-            out.push(("minimum-number-of-calls", one(c.minimum_number_of_calls)));
-            out.push(("failure-rate-threshold", one(c.failure_rate_threshold)));
-            out.push(("slow-call-rate-threshold", one(c.slow_call_rate_threshold)));
-            out.push((
-                "slow-call-duration-threshold",
-                ms(c.slow_call_duration_threshold),
-            ));
-            out.push((
-                "permitted-number-of-calls-in-half-open-state",
-                one(c.permitted_number_of_calls_in_half_open_state),
-            ));
-            match c.wait_interval_function_in_open_state {
+            out.extend([
+                ("sliding-window-type", Word(c.sliding_window_type.name())),
+                ("sliding-window-size", Int(c.sliding_window_size)),
+                ("minimum-number-of-calls", Int(c.minimum_number_of_calls)),
+                ("failure-rate-threshold", Rate(c.failure_rate_threshold)),
+                ("slow-call-rate-threshold", Rate(c.slow_call_rate_threshold)),
+                (
+                    "slow-call-duration-threshold",
+                    Ms(c.slow_call_duration_threshold),
+                ),
+                (
+                    "permitted-number-of-calls-in-half-open-state",
+                    Int(c.permitted_number_of_calls_in_half_open_state),
+                ),
+            ]);
+            let (wait, exponential) = match c.wait_interval_function_in_open_state {
                 Some(OpenWaitFunction::Exponential {
                     initial,
                     multiplier,
                     max,
-                }) => {
-                    out.push(("wait-duration-in-open-state", ms(initial)));
-                    out.push(("enable-exponential-backoff", one(true)));
-                    out.push(("exponential-backoff-multiplier", one(multiplier)));
-                    if let Some(max) = max {
-                        out.push(("exponential-max-wait-duration-in-open-state", ms(max)));
-                    }
-                }
-                None => out.push((
-                    "wait-duration-in-open-state",
-                    ms(c.wait_duration_in_open_state),
-                )),
-            }
-            out.push((
-                "automatic-transition-from-open-to-half-open-enabled",
-                one(c.automatic_transition_from_open_to_half_open_enabled),
-            ));
-            out.push((
-                "max-wait-duration-in-half-open-state",
-                ms(c.max_wait_duration_in_half_open_state),
-            ));
-            out.push((
-                "transition-to-state-after-wait-duration",
-                one(c.transition_to_state_after_wait_duration.as_str()),
-            ));
-            if !c.record_exceptions.is_empty() {
-                out.push(("record-exceptions", classes(&c.record_exceptions)));
-            }
-            if !c.ignore_exceptions.is_empty() {
-                out.push(("ignore-exceptions", classes(&c.ignore_exceptions)));
-            }
+                }) => (initial, Some((multiplier, max))),
+                None => (c.wait_duration_in_open_state, None),
+            };
+            backoff(
+                &mut out,
+                "wait-duration-in-open-state",
+                wait,
+                exponential,
+                None,
+            );
+            out.extend([
+                (
+                    "automatic-transition-from-open-to-half-open-enabled",
+                    Bool(c.automatic_transition_from_open_to_half_open_enabled),
+                ),
+                (
+                    "max-wait-duration-in-half-open-state",
+                    Ms(c.max_wait_duration_in_half_open_state),
+                ),
+                (
+                    "transition-to-state-after-wait-duration",
+                    Word(c.transition_to_state_after_wait_duration.as_str()),
+                ),
+            ]);
+            exceptions(&mut out, "record-exceptions", &c.record_exceptions);
+            exceptions(&mut out, "ignore-exceptions", &c.ignore_exceptions);
         }
         PolicyConfig::Retry(c) => {
-            out.push(("max-attempts", one(c.max_attempts)));
+            out.push(("max-attempts", Int(c.max_attempts)));
             let (wait, exponential, randomized) = match c.interval_function {
                 None => (c.wait_duration, None, None),
                 Some(IntervalFunction::Fixed { interval }) => (interval, None, None),
@@ -107,77 +105,95 @@ fn settings(config: &PolicyConfig) -> Vec<(&'static str, Out)> {
                     Some(randomization_factor),
                 ),
             };
-            out.push(("wait-duration", ms(wait)));
-            if let Some((multiplier, max)) = exponential {
-                out.push(("enable-exponential-backoff", one(true)));
-                out.push(("exponential-backoff-multiplier", one(multiplier)));
-                if let Some(max) = max {
-                    out.push(("exponential-max-wait-duration", ms(max)));
-                }
-            }
-            if let Some(factor) = randomized {
-                out.push(("enable-randomized-wait", one(true)));
-                out.push(("randomized-wait-factor", one(factor)));
-            }
-            if !c.retry_exceptions.is_empty() {
-                out.push(("retry-exceptions", classes(&c.retry_exceptions)));
-            }
-            if !c.ignore_exceptions.is_empty() {
-                out.push(("ignore-exceptions", classes(&c.ignore_exceptions)));
-            }
-            out.push(("fail-after-max-attempts", one(c.fail_after_max_attempts)));
+            backoff(&mut out, "wait-duration", wait, exponential, randomized);
+            exceptions(&mut out, "retry-exceptions", &c.retry_exceptions);
+            exceptions(&mut out, "ignore-exceptions", &c.ignore_exceptions);
+            out.push(("fail-after-max-attempts", Bool(c.fail_after_max_attempts)));
         }
-        PolicyConfig::Bulkhead(c) => {
-            out.push(("max-concurrent-calls", one(c.max_concurrent_calls)));
-            out.push(("max-wait-duration", ms(c.max_wait_duration)));
-        }
-        PolicyConfig::ThreadPoolBulkhead(c) => {
-            out.push(("core-thread-pool-size", one(c.core_thread_pool_size)));
-            out.push(("max-thread-pool-size", one(c.max_thread_pool_size)));
-            out.push(("queue-capacity", one(c.queue_capacity)));
-            out.push(("keep-alive-duration", ms(c.keep_alive_duration)));
-        }
-        PolicyConfig::TimeLimiter(c) => {
-            out.push(("timeout-duration", ms(c.timeout_duration)));
-            out.push(("cancel-running-future", one(c.cancel_running_future)));
-        }
+        PolicyConfig::Bulkhead(c) => out.extend([
+            ("max-concurrent-calls", Int(c.max_concurrent_calls)),
+            ("max-wait-duration", Ms(c.max_wait_duration)),
+        ]),
+        PolicyConfig::ThreadPoolBulkhead(c) => out.extend([
+            ("core-thread-pool-size", Int(c.core_thread_pool_size)),
+            ("max-thread-pool-size", Int(c.max_thread_pool_size)),
+            ("queue-capacity", Int(c.queue_capacity)),
+            ("keep-alive-duration", Ms(c.keep_alive_duration)),
+        ]),
+        PolicyConfig::TimeLimiter(c) => out.extend([
+            ("timeout-duration", Ms(c.timeout_duration)),
+            ("cancel-running-future", Bool(c.cancel_running_future)),
+        ]),
     }
     out
 }
 
-/// The instances grouped by kind, in [`Kind::ALL`] order, each kind in the given order.
-fn by_kind(instances: &[Instance]) -> Vec<(Kind, Vec<&Instance>)> {
-    Kind::ALL
-        .into_iter()
-        .map(|kind| {
-            let of_kind = instances
-                .iter()
-                .filter(|i| i.config.kind() == kind)
-                .collect::<Vec<_>>();
-            (kind, of_kind)
-        })
-        .filter(|(_, of_kind)| !of_kind.is_empty())
-        .collect()
+/// An exception list, when it is not empty.
+fn exceptions<'a>(out: &mut Vec<(&'static str, Val<'a>)>, key: &'static str, names: &'a [String]) {
+    if !names.is_empty() {
+        out.push((key, Classes(names)));
+    }
 }
 
-fn plain_name(name: &str) -> bool {
-    !name.is_empty()
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+/// A wait and its backoff switches; the cap's key is the wait's with `-in-open-state` moved
+/// after `exponential-max-wait-duration` (`wait-duration-in-open-state` gives
+/// `exponential-max-wait-duration-in-open-state`).
+fn backoff(
+    out: &mut Vec<(&'static str, Val<'_>)>,
+    wait_key: &'static str,
+    wait: Millis,
+    exponential: Option<(f64, Option<Millis>)>,
+    randomized: Option<f64>,
+) {
+    out.push((wait_key, Ms(wait)));
+    if let Some((multiplier, max)) = exponential {
+        out.push(("enable-exponential-backoff", Bool(true)));
+        out.push(("exponential-backoff-multiplier", Num(multiplier)));
+        if let Some(max) = max {
+            let key = match wait_key {
+                "wait-duration" => "exponential-max-wait-duration",
+                _ => "exponential-max-wait-duration-in-open-state",
+            };
+            out.push((key, Ms(max)));
+        }
+    }
+    if let Some(factor) = randomized {
+        out.push(("enable-randomized-wait", Bool(true)));
+        out.push(("randomized-wait-factor", Num(factor)));
+    }
+}
+
+/// A value as YAML and `.properties` write it (not a list).
+fn text(value: Val) -> String {
+    let mut out = String::new();
+    match value {
+        Int(n) => out = int(n.into()),
+        Bool(b) => out.push_str(if b { "true" } else { "false" }),
+        Word(w) => out.push_str(w),
+        Ms(ms) => out = format_duration(ms),
+        Rate(v) => push_f32(&mut out, v),
+        Num(v) => push_f64(&mut out, v),
+        Classes(_) => {}
+    }
+    out
+}
+
+/// The instances of `kind`, in the given order.
+fn of_kind(instances: &[Instance], kind: Kind) -> impl Iterator<Item = &Instance> {
+    instances.iter().filter(move |i| i.config.kind() == kind)
 }
 
 /// An instance name as a YAML key: plain when it can be, else quoted, in Spring's brackets
 /// when it holds a dot (so Spring does not split it).
 fn yaml_name(name: &str) -> String {
-    if plain_name(name) {
+    if !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
         return name.to_string();
     }
-    let inner = if name.contains('.') {
-        format!("[{name}]")
-    } else {
-        name.to_string()
-    };
+    let inner = bracketed(name);
     let mut quoted = String::from('"');
     for c in inner.chars() {
         match c {
@@ -187,12 +203,25 @@ fn yaml_name(name: &str) -> String {
             }
             '\n' => quoted.push_str("\\n"),
             '\t' => quoted.push_str("\\t"),
-            c if c.is_control() => quoted.push_str(&format!("\\u{:04x}", c as u32)),
+            c if c.is_control() => {
+                let hex =
+                    |shift: u32| char::from_digit((c as u32 >> shift) & 15, 16).unwrap_or('0');
+                quoted.push_str("\\u");
+                quoted.extend([hex(12), hex(8), hex(4), hex(0)]);
+            }
             c => quoted.push(c),
         }
     }
     quoted.push('"');
     quoted
+}
+
+/// A name in Spring's brackets when it holds a dot.
+fn bracketed(name: &str) -> String {
+    match name.contains('.') {
+        true => cat(&["[", name, "]"]),
+        false => name.to_string(),
+    }
 }
 
 /// One line of a comment: no line breaks inside.
@@ -204,27 +233,33 @@ fn comment(note: &str) -> String {
 /// `resilience4j:`; each instance's notes are `#` comments under its name.
 pub fn to_yaml(instances: &[Instance]) -> String {
     let mut out = String::from("resilience4j:\n");
-    for (kind, of_kind) in by_kind(instances) {
-        out.push_str(&format!("  {}:\n    instances:\n", kind.section()));
-        for instance in of_kind {
-            out.push_str(&format!("      {}:\n", yaml_name(&instance.name)));
+    for kind in Kind::ALL {
+        for (i, instance) in of_kind(instances, kind).enumerate() {
+            if i == 0 {
+                push(&mut out, &["  ", kind.section(), ":\n    instances:\n"]);
+            }
+            push(&mut out, &["      ", &yaml_name(&instance.name), ":\n"]);
             for note in &instance.notes {
-                out.push_str(&format!("        # {}\n", comment(note)));
+                push(&mut out, &["        # ", &comment(note), "\n"]);
             }
             for (key, value) in settings(&instance.config) {
                 match value {
-                    Out::One(v) => out.push_str(&format!("        {key}: {v}\n")),
-                    Out::Many(items) => {
-                        out.push_str(&format!("        {key}:\n"));
-                        for item in items {
-                            out.push_str(&format!("          - {item}\n"));
+                    Classes(names) => {
+                        push(&mut out, &["        ", key, ":\n"]);
+                        for name in names {
+                            push(&mut out, &["          - ", &class_name(name), "\n"]);
                         }
                     }
+                    value => push(&mut out, &["        ", key, ": ", &text(value), "\n"]),
                 }
             }
         }
     }
     out
+}
+
+fn push(out: &mut String, parts: &[&str]) {
+    out.push_str(&cat(parts));
 }
 
 /// A `.properties` key or value with the characters `Properties.load` would read otherwise
@@ -255,30 +290,36 @@ fn properties_escape(text: &str, key: bool) -> String {
 /// notes are `#` comments before each instance.
 pub fn to_properties(instances: &[Instance]) -> String {
     let mut out = String::new();
-    for (kind, of_kind) in by_kind(instances) {
-        for instance in of_kind {
-            let name = if instance.name.contains('.') {
-                format!("[{}]", instance.name)
-            } else {
-                instance.name.clone()
-            };
-            let prefix = format!("resilience4j.{}.instances.{name}", kind.section());
+    for kind in Kind::ALL {
+        for instance in of_kind(instances, kind) {
             for note in &instance.notes {
-                out.push_str(&format!("# {}: {}\n", instance.name, comment(note)));
+                push(
+                    &mut out,
+                    &["# ", &instance.name, ": ", &comment(note), "\n"],
+                );
             }
             for (key, value) in settings(&instance.config) {
-                let path = properties_escape(&format!("{prefix}.{key}"), true);
+                let path = properties_escape(
+                    &cat(&[
+                        "resilience4j.",
+                        kind.section(),
+                        ".instances.",
+                        &bracketed(&instance.name),
+                        ".",
+                        key,
+                    ]),
+                    true,
+                );
                 match value {
-                    Out::One(v) => {
-                        out.push_str(&format!("{path}={}\n", properties_escape(&v, false)))
-                    }
-                    Out::Many(items) => {
-                        for (i, item) in items.iter().enumerate() {
-                            out.push_str(&format!(
-                                "{path}[{i}]={}\n",
-                                properties_escape(item, false)
-                            ));
+                    Classes(names) => {
+                        for (i, name) in names.iter().enumerate() {
+                            let value = properties_escape(&class_name(name), false);
+                            push(&mut out, &[&path, "[", &int(i as u64), "]=", &value, "\n"]);
                         }
+                    }
+                    value => {
+                        let value = properties_escape(&text(value), false);
+                        push(&mut out, &[&path, "=", &value, "\n"]);
                     }
                 }
             }
@@ -291,33 +332,26 @@ pub fn to_properties(instances: &[Instance]) -> String {
 // Java
 // ---------------------------------------------------------------------------------------
 
-fn java_duration(ms: Millis) -> String {
-    match ms {
-        0 => "Duration.ZERO".to_string(),
-        ms if ms % 86_400_000 == 0 => format!("Duration.ofDays({})", ms / 86_400_000),
-        ms if ms % 3_600_000 == 0 => format!("Duration.ofHours({})", ms / 3_600_000),
-        ms if ms % 60_000 == 0 => format!("Duration.ofMinutes({})", ms / 60_000),
-        ms if ms % 1_000 == 0 => format!("Duration.ofSeconds({})", ms / 1_000),
-        ms => format!("Duration.ofMillis({ms})"),
-    }
-}
+/// Each kind's Resilience4j package and class (less `Config`).
+const JAVA: [(&str, &str); 5] = [
+    ("circuitbreaker", "CircuitBreaker"),
+    ("bulkhead", "Bulkhead"),
+    ("bulkhead", "ThreadPoolBulkhead"),
+    ("retry", "Retry"),
+    ("timelimiter", "TimeLimiter"),
+];
 
-/// A `float` argument: a whole number as an int literal, else with `f`.
-fn java_float(v: f32) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e7 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}f")
+/// Adds `item` to the sorted set `set` (a short sorted list: no `BTreeSet` in the wasm).
+fn insert(set: &mut Vec<String>, item: &str) -> bool {
+    let at = set
+        .iter()
+        .position(|s| s.as_str() >= item)
+        .unwrap_or(set.len());
+    if set.get(at).is_some_and(|s| s == item) {
+        return false;
     }
-}
-
-/// A `double` argument.
-fn java_double(v: f64) -> String {
-    if v.fract() == 0.0 && v.abs() < 1e15 {
-        format!("{v:.1}")
-    } else {
-        format!("{v}")
-    }
+    set.insert(at, item.to_string());
+    true
 }
 
 const JAVA_KEYWORDS: [&str; 20] = [
@@ -326,323 +360,253 @@ const JAVA_KEYWORDS: [&str; 20] = [
 ];
 
 /// A Java variable name for an instance: camelCase of the name, unique in the snippet.
-fn java_variable(name: &str, kind: Kind, used: &mut BTreeSet<String>) -> String {
-    let mut ident = String::new();
-    for (i, part) in name
-        .split(|c: char| !c.is_ascii_alphanumeric())
-        .filter(|p| !p.is_empty())
-        .enumerate()
-    {
-        let mut chars = part.chars();
-        if let Some(first) = chars.next() {
-            if i == 0 {
-                ident.push(first.to_ascii_lowercase());
-            } else {
-                ident.push(first.to_ascii_uppercase());
-            }
-            ident.extend(chars);
-        }
-    }
+fn java_variable(name: &str, kind: Kind, used: &mut Vec<String>) -> String {
+    let mut ident = camel(name, |c| !c.is_ascii_alphanumeric());
     if ident.is_empty() || ident.starts_with(|c: char| c.is_ascii_digit()) {
         ident.insert_str(0, "policy");
     }
-    let kind_suffix = match kind {
-        Kind::CircuitBreaker => "CircuitBreaker",
-        Kind::Bulkhead => "Bulkhead",
-        Kind::ThreadPoolBulkhead => "ThreadPoolBulkhead",
-        Kind::Retry => "Retry",
-        Kind::TimeLimiter => "TimeLimiter",
-    };
     if used.contains(&ident) || JAVA_KEYWORDS.contains(&ident.as_str()) {
-        ident.push_str(kind_suffix);
+        ident.push_str(JAVA[kind as usize].1);
     }
     let mut candidate = ident.clone();
     let mut n = 2;
-    while used.contains(&candidate) {
-        candidate = format!("{ident}{n}");
+    while !insert(used, &candidate) {
+        candidate = cat(&[&ident, &int(n)]);
         n += 1;
     }
-    used.insert(candidate.clone());
     candidate
 }
 
-/// How the Java code names each exception class: imported and short, or fully qualified
-/// when two classes share a simple name.
+/// camelCase of the parts of `text` between separators: `failure-rate-threshold` is
+/// `failureRateThreshold`.
+fn camel(text: &str, separator: fn(char) -> bool) -> String {
+    let mut out = String::new();
+    for part in text.split(separator).filter(|p| !p.is_empty()) {
+        let mut chars = part.chars();
+        if let Some(first) = chars.next() {
+            out.push(match out.is_empty() {
+                true => first.to_ascii_lowercase(),
+                false => first.to_ascii_uppercase(),
+            });
+            out.extend(chars);
+        }
+    }
+    out
+}
+
+/// How the Java code names exception classes: imported and short, or fully qualified when
+/// two classes share a simple name.
 struct JavaClasses {
-    names: BTreeMap<String, String>,
+    classes: Vec<String>,
+}
+
+/// A class up to its first `$` (the class an import names).
+fn outer(class: &str) -> &str {
+    class.split('$').next().unwrap_or(class)
+}
+
+/// The simple name of a class's outer class.
+fn simple(class: &str) -> &str {
+    let outer = outer(class);
+    outer.rsplit('.').next().unwrap_or(outer)
 }
 
 impl JavaClasses {
-    fn new(instances: &[Instance], imports: &mut BTreeSet<String>) -> Self {
-        let classes: BTreeSet<String> = instances
+    fn new(instances: &[Instance], imports: &mut Vec<String>) -> Self {
+        let mut classes = Vec::new();
+        for instance in instances {
+            for (_, value) in settings(&instance.config) {
+                if let Classes(names) = value {
+                    classes.extend(names.iter().map(|n| class_name(n)));
+                }
+            }
+        }
+        let this = Self { classes };
+        for class in &this.classes {
+            if this.unique(class) {
+                insert(imports, outer(class));
+            }
+        }
+        this
+    }
+
+    /// Whether no other outer class has this class's simple name.
+    fn unique(&self, class: &str) -> bool {
+        !self
+            .classes
             .iter()
-            .flat_map(|i| match &i.config {
-                PolicyConfig::CircuitBreaker(c) => {
-                    [&c.record_exceptions, &c.ignore_exceptions].map(|l| l.to_vec())
-                }
-                PolicyConfig::Retry(c) => {
-                    [&c.retry_exceptions, &c.ignore_exceptions].map(|l| l.to_vec())
-                }
-                _ => [Vec::new(), Vec::new()],
-            })
-            .flatten()
-            .map(|n| class_name(&n))
-            .collect();
-        let outer = |class: &str| class.split('$').next().unwrap_or(class).to_string();
-        let simple = |class: &str| {
-            let outer = outer(class);
-            outer.rsplit('.').next().unwrap_or(&outer).to_string()
-        };
-        let mut count: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for class in &classes {
-            count.entry(simple(class)).or_default().insert(outer(class));
-        }
-        let mut names = BTreeMap::new();
-        for class in &classes {
-            let source = if count[&simple(class)].len() == 1 {
-                imports.insert(outer(class));
-                class[class.len() - class.rsplit('.').next().unwrap_or(class).len()..]
-                    .replace('$', ".")
-            } else {
-                class.replace('$', ".")
-            };
-            names.insert(class.clone(), source);
-        }
-        Self { names }
+            .any(|c| simple(c) == simple(class) && outer(c) != outer(class))
     }
 
     fn list(&self, names: &[String]) -> String {
-        names
-            .iter()
-            .map(|n| {
-                let class = class_name(n);
-                format!("{}.class", self.names.get(&class).unwrap_or(&class))
-            })
-            .collect::<Vec<_>>()
-            .join(", ")
+        let mut out = String::new();
+        for (i, name) in names.iter().enumerate() {
+            let class = class_name(name);
+            let source = match self.unique(&class) {
+                true => class.rsplit('.').next().unwrap_or(&class),
+                false => &class,
+            };
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(&source.replace('$', "."));
+            out.push_str(".class");
+        }
+        out
     }
+}
+
+/// `Duration.ofSeconds(15)`: the largest unit that divides the value.
+fn java_duration(ms: Millis) -> String {
+    if ms == 0 {
+        return "Duration.ZERO".to_string();
+    }
+    let (unit, name) = [
+        (86_400_000, "Days"),
+        (3_600_000, "Hours"),
+        (60_000, "Minutes"),
+        (1_000, "Seconds"),
+        (1, "Millis"),
+    ]
+    .into_iter()
+    .find(|(unit, _)| ms.is_multiple_of(*unit))
+    .unwrap_or((1, "Millis"));
+    cat(&["Duration.of", name, "(", &int(ms / unit), ")"])
+}
+
+/// A value as a Java argument: a `float` whole as an int literal, else with `f`; a
+/// `double` with a decimal point.
+fn java_value(value: Val, classes: &JavaClasses, imports: &mut Vec<String>) -> String {
+    let mut out = String::new();
+    match value {
+        Ms(ms) => {
+            insert(imports, "java.time.Duration");
+            out = java_duration(ms);
+        }
+        Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => {
+            out = super::signed(v as i64);
+        }
+        Rate(v) => {
+            push_f32(&mut out, v);
+            out.push('f');
+        }
+        Num(v) => {
+            push_f64(&mut out, v);
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                out.push_str(".0");
+            }
+        }
+        Classes(names) => out = classes.list(names),
+        value => out = text(value),
+    }
+    out
 }
 
 /// The instances as Java builder code, one `XConfig name = XConfig.custom()...build();`
 /// per instance, after the imports it needs; the notes are `//` comments.
 pub fn to_java(instances: &[Instance]) -> String {
-    let mut imports = BTreeSet::new();
+    let mut imports = Vec::new();
     let classes = JavaClasses::new(instances, &mut imports);
-    let mut used = BTreeSet::new();
+    let mut used = Vec::new();
     let mut body = String::new();
     for instance in instances {
         let kind = instance.config.kind();
         let variable = java_variable(&instance.name, kind, &mut used);
-        body.push('\n');
-        body.push_str(&format!(
-            "// resilience4j.{}.instances.{}\n",
-            kind.section(),
-            instance.name
-        ));
+        push(&mut body, &["\n// ", &instance.path(), "\n"]);
         for note in &instance.notes {
-            body.push_str(&format!("// {}\n", comment(note)));
+            push(&mut body, &["// ", &comment(note), "\n"]);
         }
-        let (class, calls) = java_calls(&instance.config, &classes, &mut imports);
-        body.push_str(&format!("{class} {variable} = {class}.custom()\n"));
+        let (package, name) = JAVA[kind as usize];
+        let class = cat(&[name, "Config"]);
+        insert(
+            &mut imports,
+            &cat(&["io.github.resilience4j.", package, ".", &class]),
+        );
+        push(
+            &mut body,
+            &[&class, " ", &variable, " = ", &class, ".custom()\n"],
+        );
+        let calls = java_calls(&instance.config, &classes, &mut imports);
         for call in calls {
-            body.push_str(&format!("    .{call}\n"));
+            push(&mut body, &["    .", &call, "\n"]);
         }
         body.push_str("    .build();\n");
     }
     let mut out = String::new();
     for import in &imports {
-        out.push_str(&format!("import {import};\n"));
+        push(&mut out, &["import ", import, ";\n"]);
     }
     out.push_str(&body);
     out
 }
 
+/// The builder calls of a config, from its settings: `key: value` is
+/// `.camelCaseKey(value)`; a wait with backoff switches is one `IntervalFunction`.
 fn java_calls(
     config: &PolicyConfig,
     classes: &JavaClasses,
-    imports: &mut BTreeSet<String>,
-) -> (&'static str, Vec<String>) {
+    imports: &mut Vec<String>,
+) -> Vec<String> {
+    let settings = settings(config);
+    let find = |key: &str| settings.iter().find(|s| s.0 == key).map(|s| s.1);
     let mut calls = Vec::new();
-    let duration = |ms: Millis, imports: &mut BTreeSet<String>| {
-        imports.insert("java.time.Duration".to_string());
-        java_duration(ms)
-    };
-    let class = match config {
-        PolicyConfig::CircuitBreaker(c) => {
-            imports.insert("io.github.resilience4j.circuitbreaker.CircuitBreakerConfig".into());
-            imports.insert(
-                "io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType"
-                    .into(),
-            );
-            calls.push(format!(
-                "slidingWindowType(SlidingWindowType.{})",
-                c.sliding_window_type.name()
-            ));
-            calls.push(format!("slidingWindowSize({})", c.sliding_window_size));
-            calls.push(format!(
-                "minimumNumberOfCalls({})",
-                c.minimum_number_of_calls
-            ));
-            calls.push(format!(
-                "failureRateThreshold({})",
-                java_float(c.failure_rate_threshold)
-            ));
-            calls.push(format!(
-                "slowCallRateThreshold({})",
-                java_float(c.slow_call_rate_threshold)
-            ));
-            calls.push(format!(
-                "slowCallDurationThreshold({})",
-                duration(c.slow_call_duration_threshold, imports)
-            ));
-            calls.push(format!(
-                "permittedNumberOfCallsInHalfOpenState({})",
-                c.permitted_number_of_calls_in_half_open_state
-            ));
-            match c.wait_interval_function_in_open_state {
-                Some(OpenWaitFunction::Exponential {
-                    initial,
-                    multiplier,
-                    max,
-                }) => {
-                    imports.insert("io.github.resilience4j.core.IntervalFunction".into());
-                    let max = max.map_or(String::new(), |m| format!(", {}", duration(m, imports)));
-                    calls.push(format!(
-                        "waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff({}, {}{max}))",
-                        duration(initial, imports),
-                        java_double(multiplier)
-                    ));
+    for &(key, value) in &settings {
+        // The backoff switches go into the wait's function.
+        if key.starts_with("enable-")
+            || key.starts_with("exponential-")
+            || key == "randomized-wait-factor"
+        {
+            continue;
+        }
+        let mut method = camel(key, |c| c == '-');
+        let mut argument = java_value(value, classes, imports);
+        match key {
+            "wait-duration" | "wait-duration-in-open-state" => {
+                let multiplier = find("exponential-backoff-multiplier");
+                let factor = find("randomized-wait-factor");
+                let function = match (multiplier, factor) {
+                    (None, None) => None,
+                    (Some(_), None) => Some("ofExponentialBackoff("),
+                    (None, Some(_)) => Some("ofRandomized("),
+                    (Some(_), Some(_)) => Some("ofExponentialRandomBackoff("),
+                };
+                if let Some(function) = function {
+                    insert(imports, "io.github.resilience4j.core.IntervalFunction");
+                    let max = settings.iter().find(|s| s.0.starts_with("exponential-max"));
+                    let mut text = cat(&["IntervalFunction.", function, &argument]);
+                    for value in [multiplier, factor, max.map(|s| s.1)].into_iter().flatten() {
+                        text.push_str(", ");
+                        text.push_str(&java_value(value, classes, imports));
+                    }
+                    text.push(')');
+                    argument = text;
+                    method = match key {
+                        "wait-duration" => "intervalFunction".into(),
+                        _ => "waitIntervalFunctionInOpenState".into(),
+                    };
                 }
-                None => calls.push(format!(
-                    "waitDurationInOpenState({})",
-                    duration(c.wait_duration_in_open_state, imports)
-                )),
             }
-            calls.push(format!(
-                "automaticTransitionFromOpenToHalfOpenEnabled({})",
-                c.automatic_transition_from_open_to_half_open_enabled
-            ));
-            calls.push(format!(
-                "maxWaitDurationInHalfOpenState({})",
-                duration(c.max_wait_duration_in_half_open_state, imports)
-            ));
-            imports.insert("io.github.resilience4j.circuitbreaker.CircuitBreaker".into());
-            calls.push(format!(
-                "transitionToStateAfterWaitDuration(CircuitBreaker.State.{})",
-                c.transition_to_state_after_wait_duration.as_str()
-            ));
-            if !c.record_exceptions.is_empty() {
-                calls.push(format!(
-                    "recordExceptions({})",
-                    classes.list(&c.record_exceptions)
-                ));
+            "sliding-window-type" => {
+                insert(
+                    imports,
+                    "io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType",
+                );
+                argument.insert_str(0, "SlidingWindowType.");
             }
-            if !c.ignore_exceptions.is_empty() {
-                calls.push(format!(
-                    "ignoreExceptions({})",
-                    classes.list(&c.ignore_exceptions)
-                ));
+            "transition-to-state-after-wait-duration" => {
+                insert(
+                    imports,
+                    "io.github.resilience4j.circuitbreaker.CircuitBreaker",
+                );
+                argument.insert_str(0, "CircuitBreaker.State.");
             }
-            "CircuitBreakerConfig"
+            _ => {}
         }
-        PolicyConfig::Retry(c) => {
-            imports.insert("io.github.resilience4j.retry.RetryConfig".into());
-            calls.push(format!("maxAttempts({})", c.max_attempts));
-            let function = match c.interval_function {
-                None => None,
-                Some(IntervalFunction::Fixed { interval }) => {
-                    calls.push(format!("waitDuration({})", duration(interval, imports)));
-                    None
-                }
-                Some(IntervalFunction::Exponential {
-                    initial_interval,
-                    multiplier,
-                    max_interval,
-                }) => Some(format!(
-                    "ofExponentialBackoff({}, {}{})",
-                    duration(initial_interval, imports),
-                    java_double(multiplier),
-                    max_interval.map_or(String::new(), |m| format!(", {}", duration(m, imports)))
-                )),
-                Some(IntervalFunction::Randomized {
-                    interval,
-                    randomization_factor,
-                }) => Some(format!(
-                    "ofRandomized({}, {})",
-                    duration(interval, imports),
-                    java_double(randomization_factor)
-                )),
-                Some(IntervalFunction::ExponentialRandomized {
-                    initial_interval,
-                    multiplier,
-                    randomization_factor,
-                    max_interval,
-                }) => Some(format!(
-                    "ofExponentialRandomBackoff({}, {}, {}{})",
-                    duration(initial_interval, imports),
-                    java_double(multiplier),
-                    java_double(randomization_factor),
-                    max_interval.map_or(String::new(), |m| format!(", {}", duration(m, imports)))
-                )),
-            };
-            match function {
-                Some(function) => {
-                    imports.insert("io.github.resilience4j.core.IntervalFunction".into());
-                    calls.push(format!("intervalFunction(IntervalFunction.{function})"));
-                }
-                None if c.interval_function.is_none() => calls.push(format!(
-                    "waitDuration({})",
-                    duration(c.wait_duration, imports)
-                )),
-                None => {}
-            }
-            if !c.retry_exceptions.is_empty() {
-                calls.push(format!(
-                    "retryExceptions({})",
-                    classes.list(&c.retry_exceptions)
-                ));
-            }
-            if !c.ignore_exceptions.is_empty() {
-                calls.push(format!(
-                    "ignoreExceptions({})",
-                    classes.list(&c.ignore_exceptions)
-                ));
-            }
-            calls.push(format!(
-                "failAfterMaxAttempts({})",
-                c.fail_after_max_attempts
-            ));
-            "RetryConfig"
-        }
-        PolicyConfig::Bulkhead(c) => {
-            imports.insert("io.github.resilience4j.bulkhead.BulkheadConfig".into());
-            calls.push(format!("maxConcurrentCalls({})", c.max_concurrent_calls));
-            calls.push(format!(
-                "maxWaitDuration({})",
-                duration(c.max_wait_duration, imports)
-            ));
-            "BulkheadConfig"
-        }
-        PolicyConfig::ThreadPoolBulkhead(c) => {
-            imports.insert("io.github.resilience4j.bulkhead.ThreadPoolBulkheadConfig".into());
-            calls.push(format!("maxThreadPoolSize({})", c.max_thread_pool_size));
-            calls.push(format!("coreThreadPoolSize({})", c.core_thread_pool_size));
-            calls.push(format!("queueCapacity({})", c.queue_capacity));
-            calls.push(format!(
-                "keepAliveDuration({})",
-                duration(c.keep_alive_duration, imports)
-            ));
-            "ThreadPoolBulkheadConfig"
-        }
-        PolicyConfig::TimeLimiter(c) => {
-            imports.insert("io.github.resilience4j.timelimiter.TimeLimiterConfig".into());
-            calls.push(format!(
-                "timeoutDuration({})",
-                duration(c.timeout_duration, imports)
-            ));
-            calls.push(format!("cancelRunningFuture({})", c.cancel_running_future));
-            "TimeLimiterConfig"
-        }
-    };
-    (class, calls)
+        calls.push(cat(&[&method, "(", &argument, ")"]));
+    }
+    // The thread-pool builder takes the maximum before the core size.
+    if config.kind() == Kind::ThreadPoolBulkhead {
+        calls.swap(0, 1);
+    }
+    calls
 }

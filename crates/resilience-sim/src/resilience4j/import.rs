@@ -20,11 +20,9 @@
 //! Keys outside `resilience4j.` are not read (a whole `application.yml` may be pasted);
 //! `tags` and the `*-aspect-order` keys are Spring wiring and are skipped.
 
-use std::collections::BTreeMap;
-
 use super::{
-    canonical, engine_exception_name, properties, split_path, yaml, Entry, Instance, Kind,
-    PolicyConfig,
+    canonical, cat, engine_exception_name, int, properties, quote, signed, split_path, yaml, Entry,
+    Instance, Kind, PolicyConfig,
 };
 use crate::error::ConfigError;
 use crate::number::parse_number;
@@ -67,7 +65,8 @@ enum Ty {
     BaseConfig,
     /// Spring wiring (health indicator, event buffer, stack traces): read, no effect here.
     InertBool,
-    InertInt,
+    /// Spring wiring, a Java `int` of at least this.
+    InertInt(i64),
     /// A class of the user's code (a predicate, a propagator): nothing to simulate it with.
     Code,
 }
@@ -101,7 +100,7 @@ const CIRCUIT_BREAKER: &[(&str, Ty)] = &[
     ("initial-state", Ty::InitialState),
     ("register-health-indicator", Ty::InertBool),
     ("allow-health-indicator-to-fail", Ty::InertBool),
-    ("event-consumer-buffer-size", Ty::InertInt),
+    ("event-consumer-buffer-size", Ty::InertInt(1)),
     ("writable-stack-trace-enabled", Ty::InertBool),
     ("ignore-class-binding-exceptions", Ty::InertBool),
     ("record-failure-predicate", Ty::Code),
@@ -121,7 +120,7 @@ const RETRY: &[(&str, Ty)] = &[
     ("ignore-exceptions", Ty::Classes),
     ("fail-after-max-attempts", Ty::Bool),
     ("base-config", Ty::BaseConfig),
-    ("event-consumer-buffer-size", Ty::InertInt),
+    ("event-consumer-buffer-size", Ty::InertInt(1)),
     ("retry-exception-predicate", Ty::Code),
     ("result-predicate", Ty::Code),
     ("interval-bi-function", Ty::Code),
@@ -133,7 +132,7 @@ const BULKHEAD: &[(&str, Ty)] = &[
     ("max-wait-duration", Ty::Duration(0)),
     ("base-config", Ty::BaseConfig),
     ("writable-stack-trace-enabled", Ty::InertBool),
-    ("event-consumer-buffer-size", Ty::InertInt),
+    ("event-consumer-buffer-size", Ty::InertInt(1)),
 ];
 
 const THREAD_POOL_BULKHEAD: &[(&str, Ty)] = &[
@@ -143,7 +142,7 @@ const THREAD_POOL_BULKHEAD: &[(&str, Ty)] = &[
     ("keep-alive-duration", Ty::Duration(0)),
     ("base-config", Ty::BaseConfig),
     ("writable-stack-trace-enabled", Ty::InertBool),
-    ("event-consumer-buffer-size", Ty::InertInt),
+    ("event-consumer-buffer-size", Ty::InertInt(1)),
     ("context-propagators", Ty::Code),
 ];
 
@@ -151,7 +150,7 @@ const TIME_LIMITER: &[(&str, Ty)] = &[
     ("timeout-duration", Ty::Duration(0)),
     ("cancel-running-future", Ty::Bool),
     ("base-config", Ty::BaseConfig),
-    ("event-consumer-buffer-size", Ty::InertInt),
+    ("event-consumer-buffer-size", Ty::InertInt(1)),
 ];
 
 fn settings(kind: Kind) -> &'static [(&'static str, Ty)] {
@@ -240,6 +239,11 @@ impl Layer {
 /// A problem: its line, and the message naming the key path.
 type Problem = (usize, String);
 
+/// The problem `path: message` on `line`.
+fn at(line: usize, path: &str, message: &str) -> Problem {
+    (line, cat(&[path, ": ", message]))
+}
+
 /// What pass 1 collects for one setting before its value is read.
 struct Raw {
     key: &'static str,
@@ -247,7 +251,8 @@ struct Raw {
     path: String,
     line: usize,
     scalar: Option<String>,
-    items: BTreeMap<usize, (String, usize)>,
+    /// List items: (index, value, line), in the order written.
+    items: Vec<(usize, String, usize)>,
 }
 
 /// The instances of a fragment's entries; see the module docs.
@@ -257,7 +262,7 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
     let mut found = false;
     for entry in entries {
         let Some(segments) = split_path(&entry.key) else {
-            problems.push((entry.line, format!("{}: not a property name", entry.key)));
+            problems.push((entry.line, cat(&[&entry.key, ": not a property name"])));
             continue;
         };
         if canonical(segments[0]) != "resilience4j" || segments[0].starts_with('[') {
@@ -265,7 +270,7 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
         }
         found = true;
         if let Err(message) = place(entry, &segments, &mut blocks) {
-            problems.push((entry.line, message));
+            problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
         }
     }
     if !found {
@@ -306,28 +311,37 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
     if problems.is_empty() {
         return Ok(out);
     }
-    problems.sort_by_key(|p| p.0);
-    problems.dedup();
-    Err(problems
+    // By line, in the order found within a line (a stable insertion sort: the problems
+    // come nearly in order, and no sort code in the wasm).
+    let mut sorted: Vec<Problem> = Vec::new();
+    for problem in problems {
+        let slot = sorted
+            .iter()
+            .rposition(|p| p.0 <= problem.0)
+            .map_or(0, |i| i + 1);
+        sorted.insert(slot, problem);
+    }
+    sorted.dedup();
+    Err(sorted
         .into_iter()
-        .map(|(line, message)| format!("line {line}: {message}"))
+        .map(|(line, message)| cat(&["line ", &int(line as u64), ": ", &message]))
         .collect())
 }
 
-/// Pass 1 for one entry: finds its block and setting, or says why it has none.
+/// Pass 1 for one entry: finds its block and setting, or says why it has none (after
+/// `key: `).
 fn place(
     entry: &Entry,
     segments: &[&str],
     blocks: &mut Vec<(Layer, Vec<Raw>)>,
 ) -> Result<(), String> {
-    let key = &entry.key;
     if segments.len() < 4 && entry.value.is_empty() {
         // An empty block (`resilience4j:`, `instances:`): nothing to read.
         return Ok(());
     }
-    let section = segments.get(1).ok_or_else(|| {
-        format!("{key}: expected a policy under it (circuitbreaker, bulkhead, thread-pool-bulkhead, retry or timelimiter)")
-    })?;
+    let section = segments.get(1).ok_or(
+        "expected a policy under it (circuitbreaker, bulkhead, thread-pool-bulkhead, retry or timelimiter)",
+    )?;
     let kind = match canonical(section).as_str() {
         "circuitbreaker" => Kind::CircuitBreaker,
         "bulkhead" => Kind::Bulkhead,
@@ -335,17 +349,12 @@ fn place(
         "retry" => Kind::Retry,
         "timelimiter" => Kind::TimeLimiter,
         "ratelimiter" => {
-            return Err(format!(
-                "{key}: the simulation has no rate limiter (it reads circuitbreaker, bulkhead, thread-pool-bulkhead, retry and timelimiter)"
-            ))
+            return Err("the simulation has no rate limiter (it reads circuitbreaker, bulkhead, thread-pool-bulkhead, retry and timelimiter)".into())
         }
         "scheduled" | "micrometer" => return Ok(()),
         _ => {
             let names = Kind::ALL.map(Kind::section);
-            return Err(format!(
-                "{key}: not a Resilience4j policy{}",
-                suggest(section, &names)
-            ));
+            return Err(cat(&["not a Resilience4j policy", &suggest(section, &names)]));
         }
     };
     let group = segments.get(2).map(|g| canonical(g));
@@ -355,19 +364,20 @@ fn place(
         Some("tags") => return Ok(()),
         Some(g) if g.ends_with("aspectorder") => return Ok(()),
         _ => {
-            return Err(format!(
-                "{key}: not a {} property (expected instances.NAME or configs.NAME){}",
+            return Err(cat(&[
+                "not a ",
                 kind.label(),
-                segments
+                " property (expected instances.NAME or configs.NAME)",
+                &segments
                     .get(2)
-                    .map_or(String::new(), |g| suggest(g, &["instances", "configs"]))
-            ))
+                    .map_or(String::new(), |g| suggest(g, &["instances", "configs"])),
+            ]))
         }
     };
     let Some(name) = segments.get(3) else {
         return match entry.value.is_empty() {
             true => Ok(()),
-            false => Err(format!("{key}: expected a NAME under it")),
+            false => Err("expected a NAME under it".into()),
         };
     };
     let name = name
@@ -398,18 +408,19 @@ fn place(
     let Some(setting) = segments.get(4) else {
         return match entry.value.is_empty() {
             true => Ok(()),
-            false => Err(format!("{key}: expected settings under it, not a value")),
+            false => Err("expected settings under it, not a value".into()),
         };
     };
     let table = settings(kind);
     let wanted = canonical(setting);
     let not_a_setting = || {
         let names: Vec<&str> = table.iter().map(|s| s.0).collect();
-        format!(
-            "{key}: not a {} setting{}",
+        cat(&[
+            "not a ",
             kind.label(),
-            suggest(setting, &names)
-        )
+            " setting",
+            &suggest(setting, &names),
+        ])
     };
     let &(spring, ty) = table
         .iter()
@@ -420,9 +431,11 @@ fn place(
         Some(i) if ty == Ty::Classes && segments.len() == 6 => Some(
             i.strip_prefix('[')
                 .and_then(|i| i.strip_suffix(']'))
-                .and_then(|i| i.parse::<usize>().ok())
-                .filter(|&i| i < 10_000)
-                .ok_or_else(|| format!("{key}: a list index is a number: [0], [1], ..."))?,
+                .filter(|i| !i.starts_with('-'))
+                .and_then(super::whole)
+                .filter(|i| (0..10_000).contains(i))
+                .map(|i| i as usize)
+                .ok_or("a list index is a number: [0], [1], ...")?,
         ),
         Some(_) => return Err(not_a_setting()),
     };
@@ -437,22 +450,31 @@ fn place(
                 path: setting_path,
                 line: entry.line,
                 scalar: None,
-                items: BTreeMap::new(),
+                items: Vec::new(),
             });
             raws.last_mut().expect("just pushed")
         }
     };
-    let twice = |first: usize| format!("{key}: set twice (first on line {first})");
+    let twice = |first: usize| cat(&["set twice (first on line ", &int(first as u64), ")"]);
+    let value = entry.value.clone();
     match item {
         None if raw.scalar.is_some() || !raw.items.is_empty() => Err(twice(raw.line)),
         None => {
-            raw.scalar = Some(entry.value.clone());
+            raw.scalar = Some(value);
             Ok(())
         }
         Some(_) if raw.scalar.is_some() => Err(twice(raw.line)),
-        Some(i) => match raw.items.insert(i, (entry.value.clone(), entry.line)) {
-            Some((_, first)) => Err(twice(first)),
-            None => Ok(()),
+        // A second item at an index takes its place (as a map would) and is a problem.
+        Some(i) => match raw.items.iter_mut().find(|item| item.0 == i) {
+            Some(item) => {
+                let first = item.2;
+                *item = (i, value, entry.line);
+                Err(twice(first))
+            }
+            None => {
+                raw.items.push((i, value, entry.line));
+                Ok(())
+            }
         },
     }
 }
@@ -465,7 +487,7 @@ fn suggest(written: &str, names: &[&str]) -> String {
         .map(|n| (distance(&written, &canonical(n)), n))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
-        .map_or(String::new(), |(_, n)| format!(" (did you mean {n}?)"))
+        .map_or(String::new(), |(_, n)| cat(&[" (did you mean ", n, "?)"]))
 }
 
 /// Levenshtein distance, on short names only.
@@ -491,122 +513,130 @@ fn distance(a: &str, b: &str) -> usize {
 
 /// Pass 1's value check: `Ok(None)` for a value that sets nothing (an empty `base-config`).
 fn value(raw: &Raw) -> Result<Option<Val>, Problem> {
-    let fail = |message: String| (raw.line, format!("{}: {message}", raw.path));
+    let fail = |message: &str| at(raw.line, &raw.path, message);
     if raw.ty == Ty::Classes {
-        let names: Vec<(String, usize)> = match &raw.scalar {
+        let names: Vec<(&str, usize)> = match &raw.scalar {
             // Spring splits a single value at commas.
             Some(text) => text
                 .split(',')
                 .map(str::trim)
                 .filter(|n| !n.is_empty())
-                .map(|n| (n.to_string(), raw.line))
+                .map(|n| (n, raw.line))
                 .collect(),
             None => {
-                if raw.items.keys().copied().ne(0..raw.items.len()) {
-                    return Err(fail(
-                        "list indexes must run 0, 1, 2, ... without a gap".into(),
-                    ));
+                // Distinct indexes all below the count: 0, 1, 2, ... without a gap.
+                let count = raw.items.len();
+                if raw.items.iter().any(|item| item.0 >= count) {
+                    return Err(fail("list indexes must run 0, 1, 2, ... without a gap"));
                 }
-                raw.items.values().cloned().collect()
+                (0..count)
+                    .filter_map(|i| raw.items.iter().find(|item| item.0 == i))
+                    .map(|item| (item.1.as_str(), item.2))
+                    .collect()
             }
         };
         let mut classes = Vec::new();
         for (name, line) in names {
-            classes.push(class(&name).map_err(|e| (line, format!("{}: {e}", raw.path)))?);
+            classes.push(class(name).map_err(|e| at(line, &raw.path, &e))?);
         }
         return Ok(Some(Val::Classes(classes)));
     }
-    let text = raw.scalar.as_deref().unwrap_or_default().trim();
+    scalar(raw.ty, raw.scalar.as_deref().unwrap_or_default().trim()).map_err(|e| fail(&e))
+}
+
+/// `must be what not text`.
+fn must(what: &str, text: &str) -> String {
+    cat(&["must be ", what, " not ", text])
+}
+
+/// A setting's value read as its type says (not a list of classes).
+fn scalar(ty: Ty, text: &str) -> Result<Option<Val>, String> {
     if text.is_empty() {
-        return match raw.ty {
+        return match ty {
             Ty::BaseConfig => Ok(None),
-            _ => Err(fail("has no value".into())),
+            _ => Err("has no value".into()),
         };
     }
-    let whole = |min: i64| {
-        let unsigned = text.strip_prefix(['+', '-']).unwrap_or(text);
-        if unsigned.is_empty() || !unsigned.bytes().all(|b| b.is_ascii_digit()) {
-            return Err(fail(format!("`{text}` is not a whole number")));
-        }
-        match text.parse::<i64>() {
-            Ok(v) if v > i64::from(i32::MAX) || v < i64::from(i32::MIN) => {
-                Err(fail(format!("`{text}` does not fit a Java int")))
-            }
-            Ok(v) if v < min => Err(fail(format!("must be at least {min}, not {text}"))),
-            Ok(v) => Ok(Val::Int(v)),
-            Err(_) => Err(fail(format!("`{text}` does not fit a Java int"))),
-        }
-    };
     let number = || {
         parse_number(text)
             .filter(|v| v.is_finite())
-            .ok_or_else(|| fail(format!("`{text}` is not a number")))
+            .ok_or_else(|| quote(text, "is not a number"))
     };
-    Ok(Some(match raw.ty {
+    let words = |words: [&str; 2]| {
+        let text = canonical(text);
+        words.iter().position(|w| *w == text)
+    };
+    let value = match ty {
         Ty::Rate => {
             let v = number()? as f32;
             if !(1.0..=100.0).contains(&v) {
-                return Err(fail(format!(
-                    "must be between 1 and 100 (percent), not {text}"
-                )));
+                return Err(must("between 1 and 100 (percent),", text));
             }
             Val::Float(f64::from(v))
         }
-        Ty::Int(min) => whole(min)?,
-        Ty::InertInt => whole(1)?,
+        Ty::Int(min) | Ty::InertInt(min) => {
+            let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
+                return Err(quote(text, "is not a whole number"));
+            }
+            match super::whole(text).filter(|v| i32::try_from(*v).is_ok()) {
+                Some(v) if v < min => {
+                    return Err(must(&cat(&["at least ", &signed(min), ","]), text))
+                }
+                Some(v) => Val::Int(v),
+                None => return Err(quote(text, "does not fit a Java int")),
+            }
+        }
         Ty::Duration(min) => {
-            let ms = super::parse_spring_duration(text).map_err(fail)?;
+            let ms = super::parse_spring_duration(text)?;
             if ms < min {
-                return Err(fail(format!("must be at least {min} ms, not {text}")));
+                return Err(must(&cat(&["at least ", &int(min), " ms,"]), text));
             }
             Val::Ms(ms)
         }
         Ty::Multiplier => {
             let v = number()?;
             if v <= 0.0 {
-                return Err(fail(format!("must be greater than 0, not {text}")));
+                return Err(must("greater than 0,", text));
             }
             Val::Float(v)
         }
         Ty::Factor => {
             let v = number()?;
             if !(0.0..1.0).contains(&v) {
-                return Err(fail(format!(
-                    "must be from 0 up to, not including, 1; not {text}"
-                )));
+                return Err(must("from 0 up to, not including, 1;", text));
             }
             Val::Float(v)
         }
         Ty::Bool | Ty::InertBool => match text.to_ascii_lowercase().as_str() {
             "true" | "on" | "yes" | "1" => Val::Bool(true),
             "false" | "off" | "no" | "0" => Val::Bool(false),
-            _ => return Err(fail(format!("`{text}` is not true or false"))),
+            _ => return Err(quote(text, "is not true or false")),
         },
-        Ty::WindowType => match canonical(text).as_str() {
-            "countbased" => Val::Window(SlidingWindowType::CountBased),
-            "timebased" => Val::Window(SlidingWindowType::TimeBased),
-            _ => return Err(fail(format!("`{text}` is not COUNT_BASED or TIME_BASED"))),
+        Ty::WindowType => match words(["countbased", "timebased"]) {
+            Some(0) => Val::Window(SlidingWindowType::CountBased),
+            Some(_) => Val::Window(SlidingWindowType::TimeBased),
+            None => return Err(quote(text, "is not COUNT_BASED or TIME_BASED")),
         },
-        Ty::State => match canonical(text).as_str() {
-            "open" => Val::State(State::Open),
-            "closed" => Val::State(State::Closed),
-            _ => return Err(fail(format!("must be OPEN or CLOSED, not {text}"))),
+        Ty::State => match words(["open", "closed"]) {
+            Some(0) => Val::State(State::Open),
+            Some(_) => Val::State(State::Closed),
+            None => return Err(must("OPEN or CLOSED,", text)),
         },
-        Ty::InitialState => match canonical(text).as_str() {
-            "closed" => Val::State(State::Closed),
-            _ => {
-                return Err(fail(
-                    "the simulation's breakers start CLOSED (only CLOSED is read)".into(),
-                ))
+        Ty::InitialState => match words(["closed", "closed"]) {
+            Some(_) => Val::State(State::Closed),
+            None => {
+                return Err("the simulation's breakers start CLOSED (only CLOSED is read)".into())
             }
         },
         Ty::BaseConfig => Val::Word(text.to_string()),
-        Ty::Code => return Err(fail(
+        Ty::Code => return Err(
             "names a class of your own code; the simulation cannot run it (leave it out to import)"
                 .into(),
-        )),
+        ),
         Ty::Classes => return Ok(None),
-    }))
+    };
+    Ok(Some(value))
 }
 
 /// A class name as Spring loads it (fully qualified), as the engine names it.
@@ -620,13 +650,17 @@ fn class(name: &str) -> Result<String, String> {
                 .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
     });
     if !valid {
-        return Err(format!("`{name}` is not a Java class name"));
+        return Err(quote(name, "is not a Java class name"));
     }
     if !name.contains('.') {
-        let example = super::class_name(name);
-        return Err(format!(
-            "`{name}` is not a fully qualified class name; Spring needs the package (e.g. {example})"
-        ));
+        return Err(cat(&[
+            &quote(
+                name,
+                "is not a fully qualified class name; Spring needs the package (e.g. ",
+            ),
+            &super::class_name(name),
+            ")",
+        ]));
     }
     Ok(engine_exception_name(name))
 }
@@ -639,12 +673,10 @@ fn class(name: &str) -> Result<String, String> {
 fn chain(layer: &Layer, configs: &[&Layer], depth: usize) -> Result<Vec<Layer>, Problem> {
     let find = |name: &str| configs.iter().find(|c| c.name == name).copied();
     if depth > 16 {
-        return Err((
+        return Err(at(
             layer.line,
-            format!(
-                "{}: its base-config chain goes round in a circle",
-                layer.path
-            ),
+            &layer.path,
+            "its base-config chain goes round in a circle",
         ));
     }
     if let Some(base) = layer.base() {
@@ -653,15 +685,13 @@ fn chain(layer: &Layer, configs: &[&Layer], depth: usize) -> Result<Vec<Layer>, 
             _ => return Ok(vec![layer.clone()]),
         };
         if layer.kind == Kind::CircuitBreaker && *base_name == layer.name {
-            return Err((base.line, format!("{}: refers to itself", base.path)));
+            return Err(at(base.line, &base.path, "refers to itself"));
         }
         let Some(base_layer) = find(base_name) else {
-            return Err((
+            return Err(at(
                 base.line,
-                format!(
-                    "{}: there is no configs.{base_name} in this fragment",
-                    base.path
-                ),
+                &base.path,
+                &cat(&["there is no configs.", base_name, " in this fragment"]),
             ));
         };
         let mut layers = chain(base_layer, configs, depth + 1)?;
@@ -730,12 +760,12 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
         for s in &l.settings {
             if matches!(
                 settings(l.kind).iter().find(|t| t.0 == s.key),
-                Some((_, Ty::InertBool | Ty::InertInt))
+                Some((_, Ty::InertBool | Ty::InertInt(_)))
             ) {
-                notes.push(format!(
-                    "{} is Spring wiring (health, events or stack traces): no effect in the simulation.",
-                    s.key
-                ));
+                notes.push(cat(&[
+                    s.key,
+                    " is Spring wiring (health, events or stack traces): no effect in the simulation.",
+                ]));
             }
         }
     }
@@ -744,13 +774,20 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
             .iter()
             .any(|l| l.get("core-thread-pool-size").is_some())
     {
-        notes.push(format!(
-            "core-thread-pool-size defaults to the processors minus one; the simulation assumes {} processors.",
-            crate::policy::bulkhead::ASSUMED_AVAILABLE_PROCESSORS
-        ));
+        notes.push(cat(&[
+            "core-thread-pool-size defaults to the processors minus one; the simulation assumes ",
+            &int(crate::policy::bulkhead::ASSUMED_AVAILABLE_PROCESSORS.into()),
+            " processors.",
+        ]));
     }
-    let mut seen = std::collections::BTreeSet::new();
-    notes.retain(|n| seen.insert(n.clone()));
+    // Each note once, first place kept.
+    let mut unique: Vec<String> = Vec::new();
+    for note in notes {
+        if !unique.contains(&note) {
+            unique.push(note);
+        }
+    }
+    let notes = unique;
     let checked = match &config {
         PolicyConfig::CircuitBreaker(c) => c.validate(),
         PolicyConfig::Bulkhead(c) => c.validate(),
@@ -778,11 +815,8 @@ pub(super) fn locate_in(
 ) -> Problem {
     let key = kebab(&e.field);
     match set_at(&key) {
-        Some((line, path)) => (line, format!("{path}: {}", e.message)),
-        None => (
-            instance_line,
-            format!("{instance_path}.{key}: {}", e.message),
-        ),
+        Some((line, path)) => at(line, &path, &e.message),
+        None => at(instance_line, &cat(&[instance_path, ".", &key]), &e.message),
     }
 }
 
@@ -815,67 +849,137 @@ pub(super) fn kebab(field: &str) -> String {
 
 /// A note for a setting Resilience4j reads only with another one.
 fn unread(layer: &Layer, key: &str, without: &str) -> Option<String> {
-    layer
-        .get(key)
-        .map(|_| format!("{key} is not read by Resilience4j without {without} in the same block."))
+    layer.get(key).map(|_| {
+        cat(&[
+            key,
+            " is not read by Resilience4j without ",
+            without,
+            " in the same block.",
+        ])
+    })
 }
 
-/// One block applied to a config, as `buildConfig` applies its properties.
-fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Result<(), Problem> {
+/// A block's wait and the function its backoff switches build, as `buildConfig` reads
+/// them (`wait` and `max` are the keys of the wait and of the cap), with a note for each
+/// switch it does not read; `None` when the block sets no wait.
+fn wait_function(
+    l: &Layer,
+    wait: &str,
+    max: &str,
+    breaker: bool,
+    notes: &mut Vec<String>,
+) -> Result<Option<(Millis, Option<IntervalFunction>)>, Problem> {
     let exponential = l.flag("enable-exponential-backoff") == Some(true);
     let randomized = l.flag("enable-randomized-wait") == Some(true);
     let multiplier = l.float("exponential-backoff-multiplier");
     let factor = l.float("randomized-wait-factor");
+    let cap = l.ms(max);
+    let refuse = |message: &str| {
+        let s = l.get("enable-randomized-wait").expect("it is set");
+        Err(at(s.line, &s.path, message))
+    };
+    if breaker && exponential && randomized {
+        return refuse(
+            "Resilience4j refuses enable-exponential-backoff and enable-randomized-wait together",
+        );
+    }
+    let result = match l.ms(wait) {
+        Some(_) if breaker && randomized => {
+            return refuse("the simulation's breaker waits a fixed or exponential time in OPEN, not a randomized one");
+        }
+        Some(wait) => Some((
+            wait,
+            match (exponential, randomized) {
+                (true, true) => {
+                    let (m, f, cap) = match (multiplier, factor) {
+                        (Some(m), Some(f)) => (m, f, cap),
+                        (Some(m), None) => (m, DEFAULT_RANDOMIZATION_FACTOR, None),
+                        (None, _) => (DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR, None),
+                    };
+                    if multiplier.is_none() {
+                        notes.extend(unread(
+                            l,
+                            "randomized-wait-factor",
+                            "exponential-backoff-multiplier",
+                        ));
+                    }
+                    if multiplier.is_none() || factor.is_none() {
+                        notes.extend(unread(
+                            l,
+                            max,
+                            "exponential-backoff-multiplier and randomized-wait-factor",
+                        ));
+                    }
+                    Some(IntervalFunction::ExponentialRandomized {
+                        initial_interval: wait,
+                        multiplier: m,
+                        randomization_factor: f,
+                        max_interval: cap,
+                    })
+                }
+                (true, false) => {
+                    notes.extend(
+                        unread(l, max, "exponential-backoff-multiplier")
+                            .filter(|_| multiplier.is_none()),
+                    );
+                    Some(IntervalFunction::Exponential {
+                        initial_interval: wait,
+                        multiplier: multiplier.unwrap_or(DEFAULT_MULTIPLIER),
+                        max_interval: multiplier.and(cap),
+                    })
+                }
+                (false, true) => Some(IntervalFunction::Randomized {
+                    interval: wait,
+                    randomization_factor: factor.unwrap_or(DEFAULT_RANDOMIZATION_FACTOR),
+                }),
+                (false, false) => None,
+            },
+        )),
+        None => {
+            // A breaker's switch is noted when set at all, a retry's when set to true.
+            for key in ["enable-exponential-backoff", "enable-randomized-wait"] {
+                notes.extend(unread(l, key, wait).filter(|_| breaker || l.flag(key) == Some(true)));
+            }
+            None
+        }
+    };
+    if !exponential {
+        for key in ["exponential-backoff-multiplier", max] {
+            notes.extend(unread(l, key, "enable-exponential-backoff: true"));
+        }
+    }
+    notes.extend(
+        unread(l, "randomized-wait-factor", "enable-randomized-wait: true").filter(|_| !randomized),
+    );
+    Ok(result)
+}
+
+/// One block applied to a config, as `buildConfig` applies its properties.
+fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Result<(), Problem> {
     match config {
         PolicyConfig::CircuitBreaker(c) => {
-            if exponential && randomized {
-                let s = l.get("enable-randomized-wait").expect("it is set");
-                return Err((s.line, format!("{}: Resilience4j refuses enable-exponential-backoff and enable-randomized-wait together", s.path)));
-            }
-            let max = l.ms("exponential-max-wait-duration-in-open-state");
-            match l.ms("wait-duration-in-open-state") {
-                Some(wait) if exponential => {
-                    c.wait_duration_in_open_state = wait;
-                    c.wait_interval_function_in_open_state = Some(OpenWaitFunction::Exponential {
+            let wait = wait_function(
+                l,
+                "wait-duration-in-open-state",
+                "exponential-max-wait-duration-in-open-state",
+                true,
+                notes,
+            )?;
+            if let Some((wait, function)) = wait {
+                c.wait_duration_in_open_state = wait;
+                c.wait_interval_function_in_open_state = match function {
+                    Some(IntervalFunction::Exponential {
+                        multiplier,
+                        max_interval,
+                        ..
+                    }) => Some(OpenWaitFunction::Exponential {
                         initial: wait,
-                        multiplier: multiplier.unwrap_or(DEFAULT_MULTIPLIER),
-                        max: multiplier.and(max),
-                    });
-                    notes.extend(
-                        unread(
-                            l,
-                            "exponential-max-wait-duration-in-open-state",
-                            "exponential-backoff-multiplier",
-                        )
-                        .filter(|_| multiplier.is_none()),
-                    );
-                }
-                Some(_) if randomized => {
-                    let s = l.get("enable-randomized-wait").expect("it is set");
-                    return Err((s.line, format!("{}: the simulation's breaker waits a fixed or exponential time in OPEN, not a randomized one", s.path)));
-                }
-                Some(wait) => {
-                    c.wait_duration_in_open_state = wait;
-                    c.wait_interval_function_in_open_state = None;
-                }
-                None => {
-                    for key in ["enable-exponential-backoff", "enable-randomized-wait"] {
-                        notes.extend(unread(l, key, "wait-duration-in-open-state"));
-                    }
-                }
+                        multiplier,
+                        max: max_interval,
+                    }),
+                    _ => None,
+                };
             }
-            if !exponential {
-                for key in [
-                    "exponential-backoff-multiplier",
-                    "exponential-max-wait-duration-in-open-state",
-                ] {
-                    notes.extend(unread(l, key, "enable-exponential-backoff: true"));
-                }
-            }
-            notes.extend(
-                unread(l, "randomized-wait-factor", "enable-randomized-wait: true")
-                    .filter(|_| !randomized),
-            );
             if let Some(v) = l.float("failure-rate-threshold") {
                 c.failure_rate_threshold = v as f32;
             }
@@ -917,77 +1021,17 @@ fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Resul
             }
         }
         PolicyConfig::Retry(c) => {
-            let max = l.ms("exponential-max-wait-duration");
-            if let Some(wait) = l.ms("wait-duration") {
+            let wait = wait_function(
+                l,
+                "wait-duration",
+                "exponential-max-wait-duration",
+                false,
+                notes,
+            )?;
+            if let Some((wait, function)) = wait {
                 c.wait_duration = wait;
-                c.interval_function = match (exponential, randomized) {
-                    (true, true) => {
-                        let (m, f, cap) = match (multiplier, factor) {
-                            (Some(m), Some(f)) => (m, f, max),
-                            (Some(m), None) => (m, DEFAULT_RANDOMIZATION_FACTOR, None),
-                            (None, _) => (DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR, None),
-                        };
-                        if multiplier.is_none() {
-                            notes.extend(unread(
-                                l,
-                                "randomized-wait-factor",
-                                "exponential-backoff-multiplier",
-                            ));
-                        }
-                        if multiplier.is_none() || factor.is_none() {
-                            notes.extend(unread(
-                                l,
-                                "exponential-max-wait-duration",
-                                "exponential-backoff-multiplier and randomized-wait-factor",
-                            ));
-                        }
-                        Some(IntervalFunction::ExponentialRandomized {
-                            initial_interval: wait,
-                            multiplier: m,
-                            randomization_factor: f,
-                            max_interval: cap,
-                        })
-                    }
-                    (true, false) => {
-                        notes.extend(
-                            unread(
-                                l,
-                                "exponential-max-wait-duration",
-                                "exponential-backoff-multiplier",
-                            )
-                            .filter(|_| multiplier.is_none()),
-                        );
-                        Some(IntervalFunction::Exponential {
-                            initial_interval: wait,
-                            multiplier: multiplier.unwrap_or(DEFAULT_MULTIPLIER),
-                            max_interval: multiplier.and(max),
-                        })
-                    }
-                    (false, true) => Some(IntervalFunction::Randomized {
-                        interval: wait,
-                        randomization_factor: factor.unwrap_or(DEFAULT_RANDOMIZATION_FACTOR),
-                    }),
-                    (false, false) => None,
-                };
-            } else {
-                for key in ["enable-exponential-backoff", "enable-randomized-wait"] {
-                    notes.extend(
-                        unread(l, key, "wait-duration").filter(|_| l.flag(key) == Some(true)),
-                    );
-                }
+                c.interval_function = function;
             }
-            if !exponential {
-                for key in [
-                    "exponential-backoff-multiplier",
-                    "exponential-max-wait-duration",
-                ] {
-                    notes.extend(unread(l, key, "enable-exponential-backoff: true"));
-                }
-            }
-            notes.extend(
-                unread(l, "randomized-wait-factor", "enable-randomized-wait: true")
-                    .filter(|_| !randomized),
-            );
             if let Some(v) = l.int("max-attempts") {
                 c.max_attempts = v as u32;
             }
@@ -1018,9 +1062,14 @@ fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Resul
             ] {
                 match l.int(key) {
                     Some(v) if v >= min => *field = v as u32,
-                    Some(v) => notes.push(format!(
-                        "{key}: {v} is not read by Resilience4j (it takes {min} and above)."
-                    )),
+                    Some(v) => notes.push(cat(&[
+                        key,
+                        ": ",
+                        &signed(v),
+                        " is not read by Resilience4j (it takes ",
+                        &signed(min),
+                        " and above).",
+                    ])),
                     None => {}
                 }
             }

@@ -3,7 +3,7 @@
 //! Resilience4j can express exactly, and a note for each thing it cannot (a retry budget,
 //! full, equal or decorrelated jitter, a fallback, the lab's load model).
 
-use super::{Instance, PolicyConfig};
+use super::{cat, int, num, Instance, PolicyConfig};
 use crate::duration::format_duration;
 use crate::model::amplification::BackoffKind;
 use crate::model::checkout::{
@@ -22,11 +22,14 @@ use crate::scenario::sandbox::SandboxSettings;
 
 /// The note for a jitter mode Resilience4j does not have.
 fn jitter_note(jitter: Jitter) -> Option<String> {
-    (jitter != Jitter::None).then(|| format!(
-        "{} has no Resilience4j setting: this is the backoff without it; Resilience4j's only randomization is enable-randomized-wait, a wait within ± randomized-wait-factor of the backoff.",
-        jitter.describe()
-    ))
+    (jitter != Jitter::None).then(|| cat(&[
+        jitter.describe(),
+        " has no Resilience4j setting: this is the backoff without it; Resilience4j's only randomization is enable-randomized-wait, a wait within ± randomized-wait-factor of the backoff.",
+    ]))
 }
+
+/// The end of a retry budget's note.
+const BUDGET: &str = ") has no Resilience4j setting: max-attempts caps the retries of one call, not of all calls together.";
 
 /// Resilience4j truncates each exponential step; the labs multiply first.
 fn truncation_note(multiplier: f64) -> Option<String> {
@@ -69,11 +72,13 @@ pub fn amplification(lab: &AmplificationLab) -> Vec<Instance> {
         instance.notes.extend(truncation_note(c.backoff_multiplier));
     }
     vec![instance
-        .note(format!(
-            "The blue line's retry budget ({} retries per 100 requests, over {}) has no Resilience4j setting: max-attempts caps the retries of one call, not of all calls together.",
-            c.budget_percent,
-            format_duration(c.budget_ttl_ms)
-        ))
+        .note(cat(&[
+            "The blue line's retry budget (",
+            &num(c.budget_percent),
+            " retries per 100 requests, over ",
+            &format_duration(c.budget_ttl_ms),
+            BUDGET,
+        ]))
         .note("Demand, capacity, the degradation and the wasted work are the lab's world, not settings.")]
 }
 
@@ -104,11 +109,13 @@ pub fn sandbox(settings: &SandboxSettings) -> Vec<Instance> {
         super::tick::SANDBOX_INSTANCE,
         PolicyConfig::CircuitBreaker(settings.config.clone()),
     )
-    .note(format!(
-        "The fallback ladder (a cache of {}, a degraded default {}) is the sandbox's own: in Resilience4j a fallback is a method of your code (fallbackMethod), not a setting.",
-        format_duration(settings.cache_ttl_ms),
-        if settings.degraded_default { "on" } else { "off" }
-    ))]
+    .note(cat(&[
+        "The fallback ladder (a cache of ",
+        &format_duration(settings.cache_ttl_ms),
+        ", a degraded default ",
+        if settings.degraded_default { "on" } else { "off" },
+        ") is the sandbox's own: in Resilience4j a fallback is a method of your code (fallbackMethod), not a setting.",
+    ]))]
 }
 
 /// Demo 11's bulkhead on the vendor call: the chosen kind, or both (not in use) for none.
@@ -124,10 +131,13 @@ pub fn pool(lab: &PoolLab) -> Vec<Instance> {
         queue_capacity: c.queue_capacity,
         keep_alive_duration: c.keep_alive_duration,
     };
-    let world = format!(
-        "The shared pool ({} request threads, an accept queue of {}) is the servlet container's (server.tomcat.threads.max, server.tomcat.accept-count), not Resilience4j's.",
-        c.threads, c.accept_count
-    );
+    let world = cat(&[
+        "The shared pool (",
+        &int(c.threads.into()),
+        " request threads, an accept queue of ",
+        &int(c.accept_count.into()),
+        ") is the servlet container's (server.tomcat.threads.max, server.tomcat.accept-count), not Resilience4j's.",
+    ]);
     let waiting = "A call waiting for a permit, or in the thread pool's queue, still holds its request thread.";
     let semaphore = Instance::new("vendor", PolicyConfig::Bulkhead(semaphore));
     let thread_pool = Instance::new("vendor", PolicyConfig::ThreadPoolBulkhead(thread_pool));
@@ -151,27 +161,33 @@ pub fn brownout(lab: &BrownoutLab) -> Vec<Instance> {
     let bulkhead = c.bulkhead_config();
     let held = u64::from(bulkhead.max_thread_pool_size) + u64::from(bulkhead.queue_capacity);
     let mut out = vec![
-        Instance::new("pricing", PolicyConfig::ThreadPoolBulkhead(bulkhead)).note(format!(
-            "A queued call still holds an order request thread: this bulkhead can hold {held} of order's {} threads.",
-            c.order_threads
-        )),
+        Instance::new("pricing", PolicyConfig::ThreadPoolBulkhead(bulkhead)).note(cat(&[
+            "A queued call still holds an order request thread: this bulkhead can hold ",
+            &int(held),
+            " of order's ",
+            &int(c.order_threads.into()),
+            " threads.",
+        ])),
         Instance::new("pricing", PolicyConfig::CircuitBreaker(c.breaker_config())).note(
             if c.out_of_band_cache() {
                 "Fix 4's price cache, filled out of band, is code of your own (a fallbackMethod and a batch job), not a Resilience4j setting.".to_string()
             } else {
-                format!(
-                    "The fallback cache of prices (TTL {}) is code of your own (a fallbackMethod), not a Resilience4j setting.",
-                    format_duration(c.cache_ttl_ms)
-                )
+                cat(&[
+                    "The fallback cache of prices (TTL ",
+                    &format_duration(c.cache_ttl_ms),
+                    ") is code of your own (a fallbackMethod), not a Resilience4j setting.",
+                ])
             },
         ),
     ];
     let mut retry = Instance::new("pricing", PolicyConfig::Retry(c.retry_config()));
     if let Some(budget) = c.budget_config() {
-        retry = retry.note(format!(
-            "Fix 3's retry budget ({} retries per 100 requests) has no Resilience4j setting: max-attempts caps the retries of one call, not of all calls together.",
-            budget.retry_percent
-        ));
+        retry = retry.note(cat(&[
+            "Fix 3's retry budget (",
+            &num(budget.retry_percent),
+            " retries per 100 requests",
+            BUDGET,
+        ]));
     }
     out.push(retry);
     if let Some(limiter) = c.time_limiter() {
@@ -201,10 +217,13 @@ pub fn local_refusal_note(config: &RetryConfig) -> Option<String> {
     })
     .map(|o| retry::exception_hierarchy(o)[0])
     .collect();
-    (!retried.is_empty()).then(|| format!(
-        "The simulation never retries {}; Resilience4j would with these settings: add them to ignore-exceptions to match.",
-        retried.join(", ")
-    ))
+    (!retried.is_empty()).then(|| {
+        cat(&[
+            "The simulation never retries ",
+            &retried.join(", "),
+            "; Resilience4j would with these settings: add them to ignore-exceptions to match.",
+        ])
+    })
 }
 
 /// The payment and shipping stacks of Demo 13.
@@ -218,15 +237,22 @@ pub fn checkout(lab: &CheckoutLab) -> Vec<Instance> {
     };
     let mut out = vec![
         Instance::new("payment", PolicyConfig::CircuitBreaker(checkout::payment_breaker_config()))
-            .note(format!(
-                "The HTTP client's timeouts (connect {}, read {} for payment, {} for shipping) are set on the client, not in Resilience4j: they free the connection, a time limiter would not.",
-                format_duration(PAYMENT_CONNECT_TIMEOUT_MS),
-                format_duration(PAYMENT_READ_TIMEOUT_MS),
-                format_duration(SHIPPING_READ_TIMEOUT_MS)
-            ))
-            .note(format!(
-                "The request threads ({PLATFORM_THREADS} platform threads, or virtual threads and {CONNECTIONS_PER_DEPENDENCY} connections per dependency) are the server's and the HTTP client's, not Resilience4j settings."
-            )),
+            .note(cat(&[
+                "The HTTP client's timeouts (connect ",
+                &format_duration(PAYMENT_CONNECT_TIMEOUT_MS),
+                ", read ",
+                &format_duration(PAYMENT_READ_TIMEOUT_MS),
+                " for payment, ",
+                &format_duration(SHIPPING_READ_TIMEOUT_MS),
+                " for shipping) are set on the client, not in Resilience4j: they free the connection, a time limiter would not.",
+            ]))
+            .note(cat(&[
+                "The request threads (",
+                &int(PLATFORM_THREADS as u64),
+                " platform threads, or virtual threads and ",
+                &int(CONNECTIONS_PER_DEPENDENCY as u64),
+                " connections per dependency) are the server's and the HTTP client's, not Resilience4j settings.",
+            ])),
         retry("payment", checkout::payment_retry_config()),
         Instance::new("shipping", PolicyConfig::CircuitBreaker(checkout::shipping_breaker_config())),
         retry("shipping", checkout::shipping_retry_config()),

@@ -160,11 +160,12 @@ impl Instance {
 
     /// `resilience4j.<kind>.instances.<name>`, the path errors name.
     pub fn path(&self) -> String {
-        format!(
-            "resilience4j.{}.instances.{}",
+        cat(&[
+            "resilience4j.",
             self.config.kind().section(),
-            self.name
-        )
+            ".instances.",
+            &self.name,
+        ])
     }
 }
 
@@ -304,7 +305,7 @@ pub fn class_name(name: &str) -> String {
     if name.contains('.') {
         return name.to_string();
     }
-    format!("{MADE_UP_PACKAGE}{name}")
+    cat(&[MADE_UP_PACKAGE, name])
 }
 
 /// The engine's name for a class a fragment names: a known class (by `$` or `.` nesting)
@@ -312,11 +313,16 @@ pub fn class_name(name: &str) -> String {
 /// name (the engine matches it by its simple name).
 pub fn engine_exception_name(class: &str) -> String {
     let class = class.trim();
-    let binary = |c: &str| c.replace('$', ".");
-    if let Some((simple, _)) = EXCEPTION_CLASSES
-        .iter()
-        .find(|(_, known)| binary(known) == binary(class))
-    {
+    // `$` and `.` nest alike.
+    let dot = |c: u8| if c == b'$' { b'.' } else { c };
+    let same = |known: &str| {
+        known.len() == class.len()
+            && known
+                .bytes()
+                .zip(class.bytes())
+                .all(|(a, b)| dot(a) == dot(b))
+    };
+    if let Some((simple, _)) = EXCEPTION_CLASSES.iter().find(|(_, known)| same(known)) {
         return simple.to_string();
     }
     match class.strip_prefix(MADE_UP_PACKAGE) {
@@ -337,9 +343,12 @@ pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
         for name in names {
             let class = class_name(name);
             if class.starts_with(MADE_UP_PACKAGE) && !name.contains('.') {
-                notes.push(format!(
-                    "{name} is the simulation's own exception: written here as {class}, a made-up package; use your own class."
-                ));
+                notes.push(cat(&[
+                    name,
+                    " is the simulation's own exception: written here as ",
+                    &class,
+                    ", a made-up package; use your own class.",
+                ]));
             } else if name == "NotFoundException" {
                 notes.push(
                     "NotFoundException (a 404) is written as RestTemplate's HttpClientErrorException.NotFound; use the 404 exception of your HTTP client.".to_string(),
@@ -356,7 +365,11 @@ pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
                 ("slow-call-rate-threshold", c.slow_call_rate_threshold),
             ] {
                 if rate < 1.0 {
-                    notes.push(format!("Spring Boot refuses a {key} below 1 (the builder takes it)."));
+                    notes.push(cat(&[
+                        "Spring Boot refuses a ",
+                        key,
+                        " below 1 (the builder takes it).",
+                    ]));
                 }
             }
         }
@@ -397,8 +410,9 @@ pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
 pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
     let text = text.trim();
     let bad = || {
-        format!(
-            "`{text}` is not a duration (write 500ms, 10s, 2m, a number of milliseconds or PT10S)"
+        quote(
+            text,
+            "is not a duration (write 500ms, 10s, 2m, a number of milliseconds or PT10S)",
         )
     };
     let nanos: i64 = if text.trim_start_matches(['+', '-']).starts_with(['P', 'p']) {
@@ -422,14 +436,14 @@ pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
             "h" => 3_600_000_000_000,
             "d" => 86_400_000_000_000,
             _ => {
-                return Err(format!(
-                    "unknown unit in `{text}` (use ns, us, ms, s, m, h or d)"
-                ))
+                return Err(cat(&[
+                    "unknown unit in `",
+                    text,
+                    "` (use ns, us, ms, s, m, h or d)",
+                ]))
             }
         };
-        let value: i64 = number
-            .parse()
-            .map_err(|_| format!("`{text}` is too long"))?;
+        let value = whole(number).ok_or_else(|| quote(text, "is too long"))?;
         let value = value.checked_mul(factor).ok_or_else(bad)?;
         if text.starts_with('-') {
             -value
@@ -438,54 +452,49 @@ pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
         }
     };
     if nanos < 0 {
-        return Err(format!("`{text}` is negative"));
+        return Err(quote(text, "is negative"));
     }
     if nanos % 1_000_000 != 0 {
-        return Err(format!(
-            "`{text}` is not a whole number of milliseconds (the simulation counts milliseconds)"
+        return Err(quote(
+            text,
+            "is not a whole number of milliseconds (the simulation counts milliseconds)",
         ));
     }
-    u64::try_from(nanos / 1_000_000).map_err(|_| format!("`{text}` is too long"))
+    u64::try_from(nanos / 1_000_000).map_err(|_| quote(text, "is too long"))
 }
 
 /// `java.time.Duration.parse`: `[+-]P[nD][T[nH][nM][n[.f]S]]`, each number signed.
 fn iso_nanos(text: &str) -> Option<i64> {
-    let (negative, rest) = match text.as_bytes().first()? {
-        b'-' => (true, &text[1..]),
-        b'+' => (false, &text[1..]),
-        _ => (false, text),
-    };
-    let rest = rest.strip_prefix(['P', 'p'])?;
-    let (days, time) = match rest.find(['T', 't']) {
-        Some(i) => (&rest[..i], Some(&rest[i + 1..])),
+    // Letters compare without case: upper-case them all (the byte positions stay).
+    let text = text.to_ascii_uppercase();
+    let (outer, rest) = sign(&text);
+    let rest = rest.strip_prefix('P')?;
+    let (days, time) = match rest.split_once('T') {
+        Some((days, time)) => (days, Some(time)),
+        None if rest.is_empty() => return None,
         None => (rest, None),
     };
+    let add = |total: i64, n: i64, factor: i64| total.checked_add(n.checked_mul(factor)?);
     let mut total: i64 = 0;
-    let mut any = false;
     if !days.is_empty() {
-        let n = days.strip_suffix(['D', 'd'])?;
-        total = signed_whole(n)?.checked_mul(86_400_000_000_000)?;
-        any = true;
+        total = add(
+            0,
+            signed_whole(days.strip_suffix('D')?)?,
+            86_400_000_000_000,
+        )?;
     }
     if let Some(mut time) = time {
         if time.is_empty() {
             return None;
         }
         for (suffix, factor) in [('H', 3_600_000_000_000_i64), ('M', 60_000_000_000)] {
-            if let Some(i) = time.find([suffix, suffix.to_ascii_lowercase()]) {
-                let n = signed_whole(&time[..i])?;
-                total = total.checked_add(n.checked_mul(factor)?)?;
-                time = &time[i + 1..];
-                any = true;
+            if let Some((n, rest)) = time.split_once(suffix) {
+                total = add(total, signed_whole(n)?, factor)?;
+                time = rest;
             }
         }
         if !time.is_empty() {
-            let n = time.strip_suffix(['S', 's'])?;
-            let (sign, n) = match n.as_bytes().first()? {
-                b'-' => (-1, &n[1..]),
-                b'+' => (1, &n[1..]),
-                _ => (1, n),
-            };
+            let (sign, n) = sign(time.strip_suffix('S')?);
             let (whole, fraction) = n.split_once(['.', ',']).unwrap_or((n, ""));
             if whole.is_empty() || fraction.len() > 9 {
                 return None;
@@ -494,16 +503,27 @@ fn iso_nanos(text: &str) -> Option<i64> {
             if !fraction.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            let frac: i64 = format!("{fraction:0<9}").parse().ok()?;
+            // The fraction as nanoseconds: its digits, padded to nine.
+            let frac = (0..9).fold(0, |n, i| {
+                n * 10
+                    + fraction
+                        .as_bytes()
+                        .get(i)
+                        .map_or(0, |&b| i64::from(b - b'0'))
+            });
             let nanos = seconds.checked_mul(1_000_000_000)?.checked_add(frac)?;
-            total = total.checked_add(nanos.checked_mul(sign)?)?;
-            any = true;
+            total = add(total, nanos, sign)?;
         }
     }
-    match (any, negative) {
-        (false, _) => None,
-        (true, true) => total.checked_neg(),
-        (true, false) => Some(total),
+    total.checked_mul(outer)
+}
+
+/// A leading `-` (-1) or `+` (1) and the rest.
+fn sign(text: &str) -> (i64, &str) {
+    match text.as_bytes().first() {
+        Some(b'-') => (-1, &text[1..]),
+        Some(b'+') => (1, &text[1..]),
+        _ => (1, text),
     }
 }
 
@@ -516,7 +536,95 @@ fn signed_whole(text: &str) -> Option<i64> {
     {
         return None;
     }
-    text.parse().ok()
+    whole(text)
+}
+
+/// A whole number as `str::parse::<i64>` reads it (`12`, `+3`, `-4`), without its code.
+pub(crate) fn whole(text: &str) -> Option<i64> {
+    let (sign, digits) = sign(text);
+    if digits.is_empty() {
+        return None;
+    }
+    digits.bytes().try_fold(0i64, |n, b| {
+        let digit = char::from(b).to_digit(10)?;
+        n.checked_mul(10)?.checked_add(sign * i64::from(digit))
+    })
+}
+
+/// The character of a hexadecimal code as `u32::from_str_radix(digits, 16)` reads it.
+pub(crate) fn hex(digits: &str) -> Option<char> {
+    let digits = digits.strip_prefix('+').unwrap_or(digits);
+    if digits.is_empty() {
+        return None;
+    }
+    let code = digits
+        .chars()
+        .try_fold(0u32, |n, c| n.checked_mul(16)?.checked_add(c.to_digit(16)?))?;
+    char::from_u32(code)
+}
+
+/// `parts` joined: the module's one string builder (a `format!` per message would be
+/// formatting code per message in the wasm).
+pub(crate) fn cat(parts: &[&str]) -> String {
+    let mut out = String::new();
+    for part in parts {
+        out.push_str(part);
+    }
+    out
+}
+
+/// `` `text` what ``: the message for a value that is refused.
+pub(crate) fn quote(text: &str, what: &str) -> String {
+    cat(&["`", text, "` ", what])
+}
+
+/// `line N: message`.
+pub(crate) fn on_line(line: usize, message: &str) -> String {
+    cat(&["line ", &int(line as u64), ": ", message])
+}
+
+/// The refusal of a fragment over [`MAX_INPUT`] bytes.
+pub(crate) fn check_size(text: &str) -> Result<(), Vec<String>> {
+    match text.len() > MAX_INPUT {
+        true => Err(vec![cat(&[
+            "the fragment is ",
+            &int(text.len() as u64),
+            " bytes; the reader takes at most ",
+            &int(MAX_INPUT as u64),
+            " (64 KB)",
+        ])]),
+        false => Ok(()),
+    }
+}
+
+/// `v` as `format!("{v}")` writes it.
+pub(crate) fn num(v: f64) -> String {
+    let mut out = String::new();
+    crate::number::push_f64(&mut out, v);
+    out
+}
+
+/// `n` in decimal.
+pub(crate) fn int(n: u64) -> String {
+    let mut digits = Vec::new();
+    let mut n = n;
+    loop {
+        digits.push(char::from(b'0' + (n % 10) as u8));
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    digits.iter().rev().collect()
+}
+
+/// `n` in decimal, with its sign.
+pub(crate) fn signed(n: i64) -> String {
+    let digits = int(n.unsigned_abs());
+    match n < 0 {
+        true => cat(&["-", &digits]),
+        false => digits,
+    }
 }
 
 /// Splits a key path into segments: `a.b[0]` is `a`, `b`, `[0]`; `a[x.y].b` is `a`,
@@ -597,6 +705,67 @@ mod tests {
             "--5", "PT-1S",
         ] {
             assert!(parse_spring_duration(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn whole_numbers_and_hex_codes_read_like_the_standard_parsers() {
+        let mut texts: Vec<String> = [
+            "",
+            "+",
+            "-",
+            "0",
+            "-0",
+            "+0",
+            "12",
+            "+3",
+            "-4",
+            "+-1",
+            "-+1",
+            "1_0",
+            " 1",
+            "1 ",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "00000000000000000000000012",
+            "1e3",
+            "0x10",
+            "١",
+            "ff",
+            "FF",
+            "+ff",
+            "-ff",
+            "10FFFF",
+            "110000",
+            "D800",
+            "+D7FF",
+            "ffffffff",
+            "100000000",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        let mut state = 1u64;
+        for _ in 0..20_000 {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            let len = (state >> 60) as usize;
+            let alphabet = b"0123456789+-aAfFgx ";
+            texts.push(
+                (0..len)
+                    .map(|i| {
+                        char::from(alphabet[(state >> (i * 3 % 56)) as usize % alphabet.len()])
+                    })
+                    .collect(),
+            );
+        }
+        for text in &texts {
+            assert_eq!(whole(text), text.parse::<i64>().ok(), "{text:?}");
+            let expected = u32::from_str_radix(text, 16).ok().and_then(char::from_u32);
+            assert_eq!(hex(text), expected, "{text:?}");
         }
     }
 

@@ -4,19 +4,14 @@
 //! comment lines; a line ending in an odd number of `\` goes on on the next line; escapes
 //! `\t`, `\n`, `\r`, `\f`, `\uXXXX`, and `\` before any other character stands for that
 //! character. Trailing spaces of a value are dropped (Spring would not read `10s ` as a
-//! duration either). At most [`MAX_INPUT`] bytes, keys of at most [`MAX_DEPTH`] segments;
+//! duration either). At most [`MAX_INPUT`](super::MAX_INPUT) bytes, keys of at most [`MAX_DEPTH`] segments;
 //! never panics.
 
-use super::{Entry, MAX_DEPTH, MAX_INPUT};
+use super::{cat, check_size, int, on_line, Entry, MAX_DEPTH};
 
 /// Reads a `.properties` fragment into its settings, in order, or every problem.
 pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
-    if text.len() > MAX_INPUT {
-        return Err(vec![format!(
-            "the fragment is {} bytes; the reader takes at most {MAX_INPUT} (64 KB)",
-            text.len()
-        )]);
-    }
+    check_size(text)?;
     let mut entries = Vec::new();
     let mut errors = Vec::new();
     let mut lines = text.split('\n').enumerate();
@@ -40,14 +35,13 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
             }
         }
         match entry(&logical) {
-            Ok((key, _)) if key.is_empty() => {
-                errors.push(format!("line {line}: a value with no key"))
-            }
-            Ok((key, _)) if key.split('.').count() > MAX_DEPTH => {
-                errors.push(format!("line {line}: {key}: more than {MAX_DEPTH} levels"))
-            }
+            Ok((key, _)) if key.is_empty() => errors.push(on_line(line, "a value with no key")),
+            Ok((key, _)) if key.split('.').count() > MAX_DEPTH => errors.push(on_line(
+                line,
+                &cat(&[&key, ": more than ", &int(MAX_DEPTH as u64), " levels"]),
+            )),
             Ok((key, value)) => entries.push(Entry { key, value, line }),
-            Err(e) => errors.push(format!("line {line}: {e}")),
+            Err(e) => errors.push(on_line(line, &e)),
         }
     }
     if errors.is_empty() {
@@ -110,11 +104,9 @@ fn unescape(chars: &mut std::iter::Peekable<std::str::Chars>) -> Result<char, St
         Some('f') => '\x0c',
         Some('u') => {
             let digits: String = chars.by_ref().take(4).collect();
-            u32::from_str_radix(&digits, 16)
-                .ok()
+            super::hex(&digits)
                 .filter(|_| digits.len() == 4)
-                .and_then(char::from_u32)
-                .ok_or_else(|| format!("a bad `\\u{digits}` escape"))?
+                .ok_or_else(|| cat(&["a bad `\\u", &digits, "` escape"]))?
         }
         Some(other) => other,
         None => return Err("a `\\` at the end of the text".into()),

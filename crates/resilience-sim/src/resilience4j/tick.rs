@@ -16,7 +16,7 @@
 //! (the page's world is the spec's), while [`import_tick`] (the CLI's `run`) takes it.
 
 use super::import::{kebab, locate_in};
-use super::{Instance, Kind, PolicyConfig};
+use super::{cat, int, Instance, Kind, PolicyConfig};
 use crate::error::ConfigError;
 use crate::model::tick::{TickConfig, MAX_TIMEOUT_TICKS, TICK_MS};
 use crate::policy::bulkhead::BulkheadConfig;
@@ -94,22 +94,31 @@ fn pick<'a>(
         None if of_kind.len() == 1 => Some(of_kind[0]),
         None if of_kind.is_empty() => None,
         None => {
-            errors.push(format!(
-                "resilience4j.{}.instances: {} instances and none named {name}: name the one to use `{name}`",
+            errors.push(cat(&[
+                "resilience4j.",
                 kind.section(),
-                of_kind.len()
-            ));
+                ".instances: ",
+                &int(of_kind.len() as u64),
+                " instances and none named ",
+                name,
+                ": name the one to use `",
+                name,
+                "`",
+            ]));
             None
         }
     }
 }
 
 fn unused(instance: &Instance, why: &str) -> String {
-    format!(
-        "{} `{}` is read and checked but not used: {why}.",
+    cat(&[
         instance.config.kind().label(),
-        instance.name
-    )
+        " `",
+        &instance.name,
+        "` is read and checked but not used: ",
+        why,
+        ".",
+    ])
 }
 
 /// The tick demo `config` with a fragment's instances (see the module docs); every
@@ -143,10 +152,12 @@ pub fn import_tick(config: &TickConfig, instances: &[Instance]) -> Result<TickIm
                 if c.timeout_duration % TICK_MS != 0
                     || !(1..=u64::from(MAX_TIMEOUT_TICKS)).contains(&ticks)
                 {
-                    errors.push(format!(
-                        "{}.timeout-duration: the tick model times out after whole ticks (one tick is one second): 1s to {MAX_TIMEOUT_TICKS}s",
-                        instance.path()
-                    ));
+                    errors.push(cat(&[
+                        &instance.path(),
+                        ".timeout-duration: the tick model times out after whole ticks (one tick is one second): 1s to ",
+                        &int(MAX_TIMEOUT_TICKS.into()),
+                        "s",
+                    ]));
                 } else {
                     result.timeout_ticks = ticks as u32;
                     notes.push("The timeout frees the call's thread when it fires in the tick model, as a read timeout does.".to_string());
@@ -154,11 +165,12 @@ pub fn import_tick(config: &TickConfig, instances: &[Instance]) -> Result<TickIm
             }
             (PolicyConfig::Bulkhead(_), false) if instance.name == PAYMENT => {
                 if bulkhead.is_some_and(|b| b.config != instance.config) {
-                    errors.push(format!(
-                        "{}: the tick model gives both dependencies the same bulkhead settings: make it equal to `{}`'s",
-                        instance.path(),
-                        bulkhead.map_or("", |b| b.name.as_str())
-                    ));
+                    errors.push(cat(&[
+                        &instance.path(),
+                        ": the tick model gives both dependencies the same bulkhead settings: make it equal to `",
+                        bulkhead.map_or("", |b| b.name.as_str()),
+                        "`'s",
+                    ]));
                 }
             }
             (PolicyConfig::Retry(_), _) => {
@@ -207,7 +219,7 @@ pub fn import_tick(config: &TickConfig, instances: &[Instance]) -> Result<TickIm
 fn path_error(e: &ConfigError, owner: Option<&Instance>) -> String {
     match owner {
         Some(instance) => locate_in(e, &instance.path(), 0, |_| None).1,
-        None => format!("{}: {}", kebab(&e.field), e.message),
+        None => cat(&[&kebab(&e.field), ": ", &e.message]),
     }
 }
 
@@ -223,10 +235,15 @@ pub fn apply_to_tick(
             .iter()
             .find(|i| i.config.kind() == Kind::TimeLimiter)
             .map_or_else(|| "resilience4j.timelimiter".to_string(), Instance::path);
-        return Err(vec![format!(
-            "{path}.timeout-duration: the demo's timeout is {}s ({} ticks) and the page does not change it (`resilience-sim run --resilience4j` replays a scenario with another)",
-            config.world.timeout_ticks, config.world.timeout_ticks
-        )]);
+        let ticks = int(config.world.timeout_ticks.into());
+        return Err(vec![cat(&[
+            &path,
+            ".timeout-duration: the demo's timeout is ",
+            &ticks,
+            "s (",
+            &ticks,
+            " ticks) and the page does not change it (`resilience-sim run --resilience4j` replays a scenario with another)",
+        ])]);
     }
     Ok((import.circuit_breaker, import.bulkhead))
 }

@@ -14,10 +14,10 @@
 //! Refused, with the line and the reason: anchors (`&a`), aliases (`*a`), tags (`!t`),
 //! flow maps (`{a: 1}`), block scalars (`|`, `>`), a second document, directives, complex
 //! keys, lists of maps, nested lists, a plain value that goes on over several lines, and
-//! tabs in indentation. Work is bounded: at most [`MAX_INPUT`] bytes and [`MAX_DEPTH`]
+//! tabs in indentation. Work is bounded: at most [`MAX_INPUT`](super::MAX_INPUT) bytes and [`MAX_DEPTH`]
 //! levels; the reader never panics and reports at most [`MAX_ERRORS`] problems.
 
-use super::{Entry, MAX_DEPTH, MAX_INPUT};
+use super::{cat, check_size, int, on_line, Entry, MAX_DEPTH};
 
 /// Problems reported before the reader gives up.
 pub const MAX_ERRORS: usize = 50;
@@ -31,12 +31,7 @@ struct Frame {
 
 /// Reads a YAML fragment into its settings, in order, or every problem (one line each).
 pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
-    if text.len() > MAX_INPUT {
-        return Err(vec![format!(
-            "the fragment is {} bytes; the reader takes at most {MAX_INPUT} (64 KB)",
-            text.len()
-        )]);
-    }
+    check_size(text)?;
     let mut entries = Vec::new();
     let mut errors: Vec<String> = Vec::new();
     let mut frames: Vec<Frame> = Vec::new();
@@ -45,7 +40,11 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
     let mut started = false;
     for (index, raw) in text.split('\n').enumerate() {
         if errors.len() >= MAX_ERRORS {
-            errors.push(format!("(stopped after {MAX_ERRORS} problems)"));
+            errors.push(cat(&[
+                "(stopped after ",
+                &int(MAX_ERRORS as u64),
+                " problems)",
+            ]));
             break;
         }
         let line = index + 1;
@@ -57,7 +56,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
             &mut entries,
             line,
         ) {
-            errors.push(format!("line {line}: {e}"));
+            errors.push(on_line(line, &e));
         }
     }
     if let Some((_, path, line)) = open {
@@ -108,7 +107,11 @@ fn read_line(
     if let Some((key_indent, path, key_line)) = open.take() {
         if item && indent >= key_indent || indent > key_indent {
             if frames.len() >= MAX_DEPTH {
-                return Err(format!("nested deeper than {MAX_DEPTH} levels"));
+                return Err(cat(&[
+                    "nested deeper than ",
+                    &int(MAX_DEPTH as u64),
+                    " levels",
+                ]));
             }
             frames.push(Frame {
                 indent,
@@ -145,7 +148,7 @@ fn read_line(
         Some(n) => {
             let value = list_item(&rest[1..])?;
             entries.push(Entry {
-                key: format!("{}[{n}]", frame.prefix),
+                key: index(&frame.prefix, n),
                 value,
                 line,
             });
@@ -187,7 +190,7 @@ impl Value {
             Value::List(key, items) => {
                 for (i, value) in items.into_iter().enumerate() {
                     entries.push(Entry {
-                        key: format!("{key}[{i}]"),
+                        key: index(&key, i),
                         value,
                         line,
                     });
@@ -201,8 +204,13 @@ fn join(prefix: &str, key: &str) -> String {
     if prefix.is_empty() {
         key.to_string()
     } else {
-        format!("{prefix}.{key}")
+        cat(&[prefix, ".", key])
     }
+}
+
+/// `key[i]`.
+fn index(key: &str, i: usize) -> String {
+    cat(&[key, "[", &int(i as u64), "]"])
 }
 
 /// The path of a `key:` line already checked by [`map_line`].
@@ -257,10 +265,11 @@ fn split_key(rest: &str) -> Result<(String, &str), String> {
         })
         .map(|(i, _)| i);
     let Some(colon) = colon.filter(|&c| !rest[..c].contains(" #")) else {
-        return Err(format!(
-            "expected `key: value`, found `{}`",
-            shorten(rest.trim())
-        ));
+        return Err(cat(&[
+            "expected `key: value`, found `",
+            &shorten(rest.trim()),
+            "`",
+        ]));
     };
     let key = rest[..colon].trim_end();
     if key.is_empty() {
@@ -291,10 +300,11 @@ fn scalar(text: &str) -> Result<String, String> {
         let (value, after) = quoted(text)?;
         let after = after.trim_start();
         if !after.is_empty() && !after.starts_with('#') {
-            return Err(format!(
-                "unexpected `{}` after the quoted value",
-                shorten(after)
-            ));
+            return Err(cat(&[
+                "unexpected `",
+                &shorten(after),
+                "` after the quoted value",
+            ]));
         }
         return Ok(value);
     }
@@ -326,7 +336,7 @@ fn flow_list(text: &str) -> Result<Vec<String>, String> {
         if let Some(after) = rest.strip_prefix(']') {
             let after = after.trim_start();
             if !after.is_empty() && !after.starts_with('#') {
-                return Err(format!("unexpected `{}` after the list", shorten(after)));
+                return Err(cat(&["unexpected `", &shorten(after), "` after the list"]));
             }
             return Ok(items);
         }
@@ -357,7 +367,7 @@ fn flow_list(text: &str) -> Result<Vec<String>, String> {
             None if after.is_empty() => {
                 return Err("a `[` list without its `]`: keep the list on one line".into())
             }
-            None => return Err(format!("expected `,` or `]`, found `{}`", shorten(after))),
+            None => return Err(cat(&["expected `,` or `]`, found `", &shorten(after), "`"])),
         };
     }
 }
@@ -395,11 +405,9 @@ fn quoted(text: &str) -> Result<(String, &str), String> {
             let Some((_, e)) = chars.next() else { break };
             let hex = |n: usize, chars: &mut dyn Iterator<Item = (usize, char)>| {
                 let digits: String = chars.take(n).map(|(_, c)| c).collect();
-                u32::from_str_radix(&digits, 16)
-                    .ok()
+                super::hex(&digits)
                     .filter(|_| digits.len() == n)
-                    .and_then(char::from_u32)
-                    .ok_or_else(|| format!("a bad `\\{e}` escape in a quoted value"))
+                    .ok_or_else(|| escape("a bad `\\", e, "` escape in a quoted value"))
             };
             value.push(match e {
                 'n' => '\n',
@@ -410,7 +418,7 @@ fn quoted(text: &str) -> Result<(String, &str), String> {
                 'x' => hex(2, &mut chars)?,
                 'u' => hex(4, &mut chars)?,
                 'U' => hex(8, &mut chars)?,
-                _ => return Err(format!("an unknown escape `\\{e}` in a quoted value")),
+                _ => return Err(escape("an unknown escape `\\", e, "` in a quoted value")),
             });
             continue;
         }
@@ -419,9 +427,14 @@ fn quoted(text: &str) -> Result<(String, &str), String> {
     Err("a quoted value without its closing quote (keep it on one line)".into())
 }
 
+/// A message quoting an escape's character.
+fn escape(before: &str, c: char, after: &str) -> String {
+    cat(&[before, c.encode_utf8(&mut [0; 4]), after])
+}
+
 fn shorten(text: &str) -> String {
     match text.char_indices().nth(40) {
-        Some((i, _)) => format!("{}…", &text[..i]),
+        Some((i, _)) => cat(&[&text[..i], "…"]),
         None => text.to_string(),
     }
 }
