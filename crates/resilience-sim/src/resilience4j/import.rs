@@ -174,15 +174,22 @@ enum Val {
     Classes(Vec<String>),
     State(State),
     Window(SlidingWindowType),
+    /// Not read yet, refused, or a value that sets nothing.
+    Unset,
 }
 
-/// One read setting: its Spring name, value, line and path as written.
+/// One setting: its Spring name, type, path as written and first line; the text pass 1
+/// collects (a value, or list items (index, value, line) in the order written); the value
+/// pass 1 reads from it.
 #[derive(Debug, Clone)]
 struct Setting {
     key: &'static str,
-    val: Val,
-    line: usize,
+    ty: Ty,
     path: String,
+    line: usize,
+    scalar: Option<String>,
+    items: Vec<(usize, String, usize)>,
+    val: Val,
 }
 
 /// One `instances.<name>` or `configs.<name>` block.
@@ -198,7 +205,10 @@ struct Layer {
 
 impl Layer {
     fn get(&self, key: &str) -> Option<&Setting> {
-        self.settings.iter().find(|s| s.key == key)
+        self.settings
+            .iter()
+            .find(|s| s.key == key)
+            .filter(|s| s.val != Val::Unset)
     }
     fn ms(&self, key: &str) -> Option<Millis> {
         match self.get(key)?.val {
@@ -244,21 +254,10 @@ fn at(line: usize, path: &str, message: &str) -> Problem {
     (line, cat(&[path, ": ", message]))
 }
 
-/// What pass 1 collects for one setting before its value is read.
-struct Raw {
-    key: &'static str,
-    ty: Ty,
-    path: String,
-    line: usize,
-    scalar: Option<String>,
-    /// List items: (index, value, line), in the order written.
-    items: Vec<(usize, String, usize)>,
-}
-
 /// The instances of a fragment's entries; see the module docs.
 pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
     let mut problems: Vec<Problem> = Vec::new();
-    let mut blocks: Vec<(Layer, Vec<Raw>)> = Vec::new();
+    let mut layers: Vec<Layer> = Vec::new();
     let mut found = false;
     for entry in entries {
         let Some(segments) = split_path(&entry.key) else {
@@ -269,7 +268,7 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
             continue;
         }
         found = true;
-        if let Err(message) = place(entry, &segments, &mut blocks) {
+        if let Err(message) = place(entry, &segments, &mut layers) {
             problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
         }
     }
@@ -279,24 +278,12 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
                 .to_string(),
         ]);
     }
-    let layers: Vec<Layer> = blocks
-        .into_iter()
-        .map(|(mut layer, raws)| {
-            for raw in raws {
-                match value(&raw) {
-                    Ok(Some(val)) => layer.settings.push(Setting {
-                        key: raw.key,
-                        val,
-                        line: raw.line,
-                        path: raw.path,
-                    }),
-                    Ok(None) => {}
-                    Err(problem) => problems.push(problem),
-                }
-            }
-            layer
-        })
-        .collect();
+    for setting in layers.iter_mut().flat_map(|l| &mut l.settings) {
+        match value(setting) {
+            Ok(val) => setting.val = val,
+            Err(problem) => problems.push(problem),
+        }
+    }
     let mut out = Vec::new();
     for layer in layers.iter().filter(|l| !l.config) {
         let configs: Vec<&Layer> = layers
@@ -330,11 +317,7 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
 
 /// Pass 1 for one entry: finds its block and setting, or says why it has none (after
 /// `key: `).
-fn place(
-    entry: &Entry,
-    segments: &[&str],
-    blocks: &mut Vec<(Layer, Vec<Raw>)>,
-) -> Result<(), String> {
+fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<(), String> {
     if segments.len() < 4 && entry.value.is_empty() {
         // An empty block (`resilience4j:`, `instances:`): nothing to read.
         return Ok(());
@@ -385,24 +368,21 @@ fn place(
         .and_then(|n| n.strip_suffix(']'))
         .unwrap_or(name);
     let block_path = segments[..4].join(".");
-    let index = match blocks
+    let index = match layers
         .iter()
-        .position(|(l, _)| l.kind == kind && l.config == config && l.name == name)
+        .position(|l| l.kind == kind && l.config == config && l.name == name)
     {
         Some(i) => i,
         None => {
-            blocks.push((
-                Layer {
-                    kind,
-                    config,
-                    name: name.to_string(),
-                    path: block_path,
-                    line: entry.line,
-                    settings: Vec::new(),
-                },
-                Vec::new(),
-            ));
-            blocks.len() - 1
+            layers.push(Layer {
+                kind,
+                config,
+                name: name.to_string(),
+                path: block_path,
+                line: entry.line,
+                settings: Vec::new(),
+            });
+            layers.len() - 1
         }
     };
     let Some(setting) = segments.get(4) else {
@@ -439,18 +419,19 @@ fn place(
         ),
         Some(_) => return Err(not_a_setting()),
     };
-    let raws = &mut blocks[index].1;
+    let raws = &mut layers[index].settings;
     let setting_path = segments[..5].join(".");
-    let raw = match raws.iter_mut().find(|r| r.key == spring) {
-        Some(raw) => raw,
+    let raw = match raws.iter_mut().position(|r| r.key == spring) {
+        Some(i) => &mut raws[i],
         None => {
-            raws.push(Raw {
+            raws.push(Setting {
                 key: spring,
                 ty,
                 path: setting_path,
                 line: entry.line,
                 scalar: None,
                 items: Vec::new(),
+                val: Val::Unset,
             });
             raws.last_mut().expect("just pushed")
         }
@@ -511,8 +492,9 @@ fn distance(a: &str, b: &str) -> usize {
     row[b.len()]
 }
 
-/// Pass 1's value check: `Ok(None)` for a value that sets nothing (an empty `base-config`).
-fn value(raw: &Raw) -> Result<Option<Val>, Problem> {
+/// Pass 1's value check: [`Val::Unset`] for a value that sets nothing (an empty
+/// `base-config`).
+fn value(raw: &Setting) -> Result<Val, Problem> {
     let fail = |message: &str| at(raw.line, &raw.path, message);
     if raw.ty == Ty::Classes {
         let names: Vec<(&str, usize)> = match &raw.scalar {
@@ -539,7 +521,7 @@ fn value(raw: &Raw) -> Result<Option<Val>, Problem> {
         for (name, line) in names {
             classes.push(class(name).map_err(|e| at(line, &raw.path, &e))?);
         }
-        return Ok(Some(Val::Classes(classes)));
+        return Ok(Val::Classes(classes));
     }
     scalar(raw.ty, raw.scalar.as_deref().unwrap_or_default().trim()).map_err(|e| fail(&e))
 }
@@ -550,10 +532,10 @@ fn must(what: &str, text: &str) -> String {
 }
 
 /// A setting's value read as its type says (not a list of classes).
-fn scalar(ty: Ty, text: &str) -> Result<Option<Val>, String> {
+fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
     if text.is_empty() {
         return match ty {
-            Ty::BaseConfig => Ok(None),
+            Ty::BaseConfig => Ok(Val::Unset),
             _ => Err("has no value".into()),
         };
     }
@@ -634,9 +616,9 @@ fn scalar(ty: Ty, text: &str) -> Result<Option<Val>, String> {
             "names a class of your own code; the simulation cannot run it (leave it out to import)"
                 .into(),
         ),
-        Ty::Classes => return Ok(None),
+        Ty::Classes => Val::Unset,
     };
-    Ok(Some(value))
+    Ok(value)
 }
 
 /// A class name as Spring loads it (fully qualified), as the engine names it.
@@ -758,10 +740,7 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
     for l in &layers {
         apply(&mut config, l, &mut notes)?;
         for s in &l.settings {
-            if matches!(
-                settings(l.kind).iter().find(|t| t.0 == s.key),
-                Some((_, Ty::InertBool | Ty::InertInt(_)))
-            ) {
+            if s.val != Val::Unset && matches!(s.ty, Ty::InertBool | Ty::InertInt(_)) {
                 notes.push(cat(&[
                     s.key,
                     " is Spring wiring (health, events or stack traces): no effect in the simulation.",
