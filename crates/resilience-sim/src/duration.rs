@@ -7,6 +7,8 @@
 use serde::{Deserialize, Deserializer, Serializer};
 
 /// A virtual instant or duration in milliseconds.
+use crate::error::excerpt;
+
 pub type Millis = u64;
 
 /// Parses `"800ms"`, `"5s"`, `"2m"`, `"1h"`, `"1d"` or a bare number of milliseconds.
@@ -18,12 +20,13 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
     let (digits, unit) = text.split_at(split);
     if digits.is_empty() {
         return Err(format!(
-            "`{text}` is not a duration (write 800ms, 5s, 2m or a number of milliseconds)"
+            "`{}` is not a duration (write 800ms, 5s, 2m or a number of milliseconds)",
+            excerpt(text)
         ));
     }
     let value: u64 = digits
         .parse()
-        .map_err(|_| format!("`{text}` is too large"))?;
+        .map_err(|_| format!("`{}` is too large", excerpt(text)))?;
     let factor: u64 = match unit.trim() {
         "" | "ms" => 1,
         "s" => 1_000,
@@ -32,13 +35,15 @@ pub fn parse_duration(text: &str) -> Result<Millis, String> {
         "d" => 86_400_000,
         other => {
             return Err(format!(
-                "unknown unit `{other}` in `{text}` (use ms, s, m, h or d)"
+                "unknown unit `{}` in `{}` (use ms, s, m, h or d)",
+                excerpt(other),
+                excerpt(text)
             ))
         }
     };
     value
         .checked_mul(factor)
-        .ok_or_else(|| format!("`{text}` is too large"))
+        .ok_or_else(|| format!("`{}` is too large", excerpt(text)))
 }
 
 /// Formats milliseconds the shortest exact way: `800ms`, `5s`, `2m`.

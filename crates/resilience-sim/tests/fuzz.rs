@@ -27,8 +27,11 @@
 //! [`EXCERPT_CHARS`] characters), a capped advance says so on one line, the clock never goes
 //! back, a saved scenario parses back as itself, a lab's config stays valid and its link
 //! reopens it. Wall time is measured and printed (the slowest input of each target), never
-//! asserted. Contract breaks found and waiting for a fix outside the tests are listed in
-//! [`Known`]: tolerated and counted (printed per target), failures with `FUZZ_STRICT=1`.
+//! asserted. What it found is fixed in the engine and held here: refusals that quoted a
+//! whole value (durations, unknown lab controls), parsers that passed control characters
+//! on, a JSON float read back one unit off (serde_json's `float_roundtrip`), and a lab link
+//! that did not reopen its own lab when a limit across controls refused a state on the way
+//! (`LabSession::read_pairs` now applies values together).
 //!
 //! How many inputs: `FUZZ_CASES` per target (default [`DEFAULT_CASES`], a few seconds for
 //! the whole file in debug). For a long run, in release: `scripts/fuzz.sh [CASES]`. Each
@@ -65,7 +68,7 @@ use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::catalogue::DEMOS;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
 use resilience_sim::scenario::lab_session::{
-    number_text, ControlKind, ControlValue, LabModel, LabSession, Unit,
+    number_text, ControlKind, ControlValue, LabModel, LabSession,
 };
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
@@ -168,71 +171,6 @@ fn bounded(what: &str, message: &str) -> Result<(), TestCaseError> {
     Ok(())
 }
 
-/// Contract breaks this fuzzer found that wait for a fix outside the tests. By default each
-/// is tolerated where it was characterized, counted, and printed with its target's count
-/// (so the test command stays green while the fix is on its way); `FUZZ_STRICT=1` makes
-/// them failures. Remove an entry once its fix lands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Known {
-    /// `duration::parse_duration`'s refusals quote the whole text (`` `<10 KB>` is too
-    /// large``, newlines included), so a lab's millisecond control refuses a long or
-    /// multi-line value with an unbounded message (the 40-character excerpt is not used).
-    DurationQuotesWholeValue,
-    /// A name that is no control of the lab is refused with the name itself as the
-    /// `ConfigError`'s field: a 10 KB name (or one with a newline) gives a 10 KB message.
-    UnknownNameUnbounded,
-    /// serde_json (without its `float_roundtrip` feature) may read a written `f64` back one
-    /// unit in the last place off: an exponential wait's multiplier such as
-    /// 3.2210288877848154 comes back as 3.221028887784815.
-    JsonFloatUlp,
-    /// The document parsers promise one line, but keep the control characters of what
-    /// serde_json and toml quote: `Scenario::parse` of JSON passes serde_json's message on
-    /// as it is (`unknown variant `fail\ng`` from the escape `\n` in a name),
-    /// `parse_breaker_script` replaces `\n` only (`\r` stays), and `Scenario::parse` of TOML
-    /// joins the parser's lines but keeps a lone carriage return of the source line it
-    /// echoes. Only the CLI calls them, and its last guard (`error::one_line`) turns control
-    /// characters into spaces; wrapping each message in `error::one_line` would fix it.
-    ParserKeepsControlCharacters,
-    /// A lab's link does not always reopen the lab it was written from: `to_pairs` writes
-    /// the controls in table order and `from_pairs` applies them one by one, each checked
-    /// by the model; a cross-field limit can refuse a state on the way. Brownout lab,
-    /// `seconds=600&submissionsPerSecond=1000&maxAttempts=1`: after the first two pairs
-    /// the run could simulate 2,624,000 calls (default maxAttempts) > 2,000,000, so
-    /// `submissionsPerSecond` is dropped with a problem, though the whole link is valid.
-    LinkOrderRefusesValidConfig,
-}
-
-const KNOWN: [Known; 5] = [
-    Known::DurationQuotesWholeValue,
-    Known::UnknownNameUnbounded,
-    Known::JsonFloatUlp,
-    Known::ParserKeepsControlCharacters,
-    Known::LinkOrderRefusesValidConfig,
-];
-
-thread_local! {
-    /// Inputs of the running target (each test runs on its own thread) that hit each known
-    /// issue.
-    static KNOWN_HITS: RefCell<[u64; KNOWN.len()]> = const { RefCell::new([0; KNOWN.len()]) };
-}
-
-fn strict() -> bool {
-    std::env::var("FUZZ_STRICT").is_ok_and(|v| v == "1")
-}
-
-/// `verdict` of a check that `issue` is known to break: a failure is counted (and passes)
-/// unless `FUZZ_STRICT=1`.
-fn tolerate(issue: Known, verdict: Result<(), TestCaseError>) -> Result<(), TestCaseError> {
-    match verdict {
-        Err(e) if !strict() => {
-            let _ = e;
-            KNOWN_HITS.with(|hits| hits.borrow_mut()[issue as usize] += 1);
-            Ok(())
-        }
-        other => other,
-    }
-}
-
 thread_local! {
     /// What the running target's inputs reached (valid configs, capped advances, ...): so
     /// a run shows the strategies get past the first refusal.
@@ -263,16 +201,6 @@ fn report_known(target: &str) {
         if chars > 0 {
             println!("fuzz {target}: longest refusal {chars} characters ({what})");
         }
-    });
-    KNOWN_HITS.with(|hits| {
-        let mut hits = hits.borrow_mut();
-        for issue in KNOWN {
-            let n = hits[issue as usize];
-            if n > 0 {
-                println!("fuzz {target}: known issue {issue:?} hit by {n} inputs");
-            }
-        }
-        *hits = [0; KNOWN.len()];
     });
 }
 
@@ -930,43 +858,12 @@ fn finite_floats(config: &CircuitBreakerConfig) -> bool {
         }
 }
 
-/// `back` with its exponential multiplier set to `written`'s when the two are at most one
-/// unit in the last place apart (see [`Known::JsonFloatUlp`]).
-fn undo_ulp(written: &CircuitBreakerConfig, back: &CircuitBreakerConfig) -> CircuitBreakerConfig {
-    let mut back = back.clone();
-    if let (
-        Some(OpenWaitFunction::Exponential { multiplier: w, .. }),
-        Some(OpenWaitFunction::Exponential { multiplier: b, .. }),
-    ) = (
-        &written.wait_interval_function_in_open_state,
-        &mut back.wait_interval_function_in_open_state,
-    ) {
-        if w.to_bits().abs_diff(b.to_bits()) <= 1 {
-            *b = *w;
-        }
-    }
-    back
-}
-
-/// Checks that `back`, read from JSON that `written` was saved as, is `written`: exactly,
-/// or up to [`Known::JsonFloatUlp`].
-fn same_after_json<T: PartialEq + Debug>(
-    written: &T,
-    back: &T,
-    config: impl Fn(&T) -> &CircuitBreakerConfig,
-    with_config: impl Fn(&T, CircuitBreakerConfig) -> T,
-) -> Result<(), TestCaseError> {
-    if written == back {
-        return Ok(());
-    }
-    let repaired = with_config(back, undo_ulp(config(written), config(back)));
-    prop_assert_eq!(written, &repaired, "read back from JSON as another value");
-    tolerate(
-        Known::JsonFloatUlp,
-        Err(TestCaseError::fail(format!(
-            "{written:?} read back as {back:?}"
-        ))),
-    )
+/// Checks that `back`, read from JSON that `written` was saved as, is `written`, exactly
+/// (serde_json's `float_roundtrip`: a multiplier such as 3.2210288877848154 used to come
+/// back one unit in the last place off).
+fn same_after_json<T: PartialEq + Debug>(written: &T, back: &T) -> Result<(), TestCaseError> {
+    prop_assert_eq!(written, back, "read back from JSON as another value");
+    Ok(())
 }
 
 /// Runs `script` and checks what `run_breaker_script` promises about its reports.
@@ -1059,15 +956,7 @@ fn breaker_scripts() {
         if finite_floats(&script.config) {
             let json = serde_json::to_string(&script).unwrap();
             match parse_breaker_script(&json) {
-                Ok(back) => same_after_json(
-                    &script,
-                    &back,
-                    |s| &s.config,
-                    |s, config| BreakerScript {
-                        config,
-                        ..s.clone()
-                    },
-                )?,
+                Ok(back) => same_after_json(&script, &back)?,
                 Err(e) => return Err(TestCaseError::fail(format!("{e}\n{json}"))),
             }
         }
@@ -1092,10 +981,7 @@ fn breaker_script_json() {
             let text = mutate(&json, &edits);
             match parse_breaker_script(&text) {
                 Err(e) => {
-                    tolerate(
-                        Known::ParserKeepsControlCharacters,
-                        one_line("parse_breaker_script", &e),
-                    )?;
+                    one_line("parse_breaker_script", &e)?;
                     prop_assert!(e.starts_with("invalid breaker script: "), "{e}");
                 }
                 Ok(parsed) => {
@@ -1136,16 +1022,7 @@ fn check_valid_scenario(scenario: &Scenario, ticks: u32) -> Result<(), TestCaseE
     for format in formats() {
         match scenario.save(format) {
             Ok(text) => match Scenario::parse(&text, format) {
-                Ok(back) if format == Format::Json => same_after_json(
-                    scenario,
-                    &back,
-                    |s| &s.tick.circuit_breaker,
-                    |s, circuit_breaker| {
-                        let mut s = s.clone();
-                        s.tick.circuit_breaker = circuit_breaker;
-                        s
-                    },
-                )?,
+                Ok(back) if format == Format::Json => same_after_json(scenario, &back)?,
                 Ok(back) => prop_assert_eq!(&back, scenario, "{:?}", format),
                 Err(e) => {
                     return Err(TestCaseError::fail(format!(
@@ -1193,10 +1070,7 @@ fn scenario_text() {
             let text = mutate(&text, &edits);
             for format in formats() {
                 match Scenario::parse(&text, format) {
-                    Err(e) => tolerate(
-                        Known::ParserKeepsControlCharacters,
-                        one_line("Scenario::parse", &e),
-                    )?,
+                    Err(e) => one_line("Scenario::parse", &e)?,
                     Ok(parsed) => {
                         note("mutated scenarios still valid");
                         check_valid_scenario(&parsed, ticks)?
@@ -1599,57 +1473,63 @@ enum Origin {
 
 /// A refusal from a lab's link: the message one line of bounded length; the field a
 /// control's name (or, for a name that is no control, at most an excerpt of it).
-fn check_lab_problem<L: LabModel>(e: &ConfigError, origin: Origin) -> Result<(), TestCaseError> {
-    let message = bounded(L::NAME, &e.message);
-    match origin {
-        Origin::Parse(ControlKind::Number {
-            unit: Unit::Millis, ..
-        }) => tolerate(Known::DurationQuotesWholeValue, message)?,
-        _ => message?,
-    }
-    let field = one_line(L::NAME, &e.field).and_then(|()| {
-        prop_assert!(
-            e.field.chars().count() <= 2 * EXCERPT_CHARS,
-            "{}: a problem names a field of {} characters: {}...",
-            L::NAME,
-            e.field.chars().count(),
-            e.field.chars().take(60).collect::<String>()
-        );
-        Ok(())
-    });
-    match origin {
-        Origin::Unknown => tolerate(Known::UnknownNameUnbounded, field),
-        _ => field,
-    }
+fn check_lab_problem<L: LabModel>(e: &ConfigError, _origin: Origin) -> Result<(), TestCaseError> {
+    bounded(L::NAME, &e.message)?;
+    one_line(L::NAME, &e.field)?;
+    prop_assert!(
+        e.field.chars().count() <= 2 * EXCERPT_CHARS,
+        "{}: a problem names a field of {} characters: {}...",
+        L::NAME,
+        e.field.chars().count(),
+        e.field.chars().take(60).collect::<String>()
+    );
+    Ok(())
 }
 
-/// What `LabSession::from_pairs` does, without its run: each value parsed by its control,
-/// checked by it and by the model's validation (`set_deferred`). The problems and config it
-/// gives are what `from_pairs` must give.
 fn open_without_run<L: LabModel>(
     base: &LabSession<L>,
     pairs: &[(String, String)],
 ) -> (LabSession<L>, Vec<(ConfigError, Origin)>) {
-    let mut session = base.clone();
+    // As `LabSession::read_pairs` reads a link, each problem with where it arose: every
+    // value read by its control, applied together when the model takes them together,
+    // else one at a time in order, each checked by the model.
     let mut problems = Vec::new();
+    let mut read = Vec::new();
     for (name, text) in pairs {
-        let verdict = match LabSession::<L>::control(name) {
+        match LabSession::<L>::control(name) {
             Some(control) => match control.parse(text) {
-                Ok(value) => session
-                    .set_deferred(name, value)
-                    .map_err(|e| (e, Origin::Check)),
-                Err(e) => Err((e, Origin::Parse(control.kind))),
+                Ok(value) => read.push((control, value)),
+                Err(e) => problems.push((e, Origin::Parse(control.kind))),
             },
             // Refused by name before any value is looked at.
-            None => session
-                .set_deferred(name, ControlValue::Toggle(false))
-                .map_err(|e| (e, Origin::Unknown)),
-        };
-        if let Err(problem) = verdict {
-            problems.push(problem);
+            None => {
+                let e = base
+                    .clone()
+                    .set_deferred(name, ControlValue::Toggle(false))
+                    .expect_err("not a control");
+                problems.push((e, Origin::Unknown));
+            }
         }
     }
-    (session, problems)
+    let mut together = base.config().clone();
+    for (control, value) in &read {
+        (control.set)(&mut together, *value);
+    }
+    let config = if together.validate().is_ok() {
+        together
+    } else {
+        let mut config = base.config().clone();
+        for (control, value) in read {
+            let mut next = config.clone();
+            (control.set)(&mut next, value);
+            match next.validate() {
+                Ok(()) => config = next,
+                Err(e) => problems.push((e, Origin::Check)),
+            }
+        }
+        config
+    };
+    (LabSession::deferred(config), problems)
 }
 
 fn lab_links<L: LabModel>() {
@@ -1698,15 +1578,7 @@ fn lab_links<L: LabModel>() {
                 );
                 Ok(())
             })();
-            // Refused by the model on the way (not by a control): the pairs' order.
-            if problems_back
-                .iter()
-                .all(|(_, origin)| *origin == Origin::Check)
-            {
-                tolerate(Known::LinkOrderRefusesValidConfig, verdict)?;
-            } else {
-                verdict?;
-            }
+            verdict?;
             // Now and then, the real thing: the session opened from the link runs its model.
             let n = inputs.get();
             inputs.set(n + 1);

@@ -268,3 +268,27 @@ fn every_control_is_named_as_its_config_field() {
     );
     assert_eq!(c.multiplier, 2.0);
 }
+
+#[test]
+fn a_link_valid_as_a_whole_opens_whatever_its_order() {
+    use resilience_sim::scenario::brownout_lab::BrownoutLab;
+    // Found by the fuzzer: in table order, `seconds` and `submissionsPerSecond` come before
+    // `maxAttempts`; with the default maxAttempts in between, the run would simulate
+    // 2,624,000 calls, over the 2,000,000-call limit, though the link as a whole is valid.
+    let link = [
+        ("seconds", "600"),
+        ("submissionsPerSecond", "1000"),
+        ("maxAttempts", "1"),
+    ];
+    let (session, problems) = LabSession::<BrownoutLab>::read_pairs(link);
+    assert!(problems.is_empty(), "{problems:?}");
+    let again = LabSession::<BrownoutLab>::deferred(session);
+    let back: Vec<(&str, String)> = again.to_pairs();
+    assert_eq!(back.len(), 3, "{back:?}");
+    // A link no order can make valid still loses what the model refuses, with a message.
+    let (_, problems) = LabSession::<BrownoutLab>::read_pairs([
+        ("seconds", "600"),
+        ("submissionsPerSecond", "1000"),
+    ]);
+    assert_eq!(problems.len(), 1, "{problems:?}");
+}

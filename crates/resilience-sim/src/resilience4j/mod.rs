@@ -46,6 +46,7 @@ pub mod properties;
 mod tick;
 pub mod yaml;
 
+use crate::exceptions;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::CircuitBreakerConfig;
 use crate::policy::retry::RetryConfig;
@@ -212,94 +213,12 @@ pub fn is_properties(text: &str) -> bool {
 // Exception names
 // ---------------------------------------------------------------------------------------
 
-/// The simulation's exception names and the classes Spring loads for them. The engine
-/// matches exceptions by simple name; a fragment needs fully qualified ones.
-pub const EXCEPTION_CLASSES: [(&str, &str); 35] = [
-    ("Throwable", "java.lang.Throwable"),
-    ("Exception", "java.lang.Exception"),
-    ("Error", "java.lang.Error"),
-    ("RuntimeException", "java.lang.RuntimeException"),
-    ("IllegalStateException", "java.lang.IllegalStateException"),
-    (
-        "IllegalArgumentException",
-        "java.lang.IllegalArgumentException",
-    ),
-    ("NullPointerException", "java.lang.NullPointerException"),
-    ("NumberFormatException", "java.lang.NumberFormatException"),
-    ("InterruptedException", "java.lang.InterruptedException"),
-    ("OutOfMemoryError", "java.lang.OutOfMemoryError"),
-    ("StackOverflowError", "java.lang.StackOverflowError"),
-    ("VirtualMachineError", "java.lang.VirtualMachineError"),
-    ("AssertionError", "java.lang.AssertionError"),
-    ("IOException", "java.io.IOException"),
-    ("InterruptedIOException", "java.io.InterruptedIOException"),
-    ("SocketException", "java.net.SocketException"),
-    ("ConnectException", "java.net.ConnectException"),
-    ("NoRouteToHostException", "java.net.NoRouteToHostException"),
-    ("SocketTimeoutException", "java.net.SocketTimeoutException"),
-    ("UnknownHostException", "java.net.UnknownHostException"),
-    ("SSLException", "javax.net.ssl.SSLException"),
-    ("TimeoutException", "java.util.concurrent.TimeoutException"),
-    (
-        "ExecutionException",
-        "java.util.concurrent.ExecutionException",
-    ),
-    (
-        "CompletionException",
-        "java.util.concurrent.CompletionException",
-    ),
-    (
-        "RejectedExecutionException",
-        "java.util.concurrent.RejectedExecutionException",
-    ),
-    (
-        "NestedRuntimeException",
-        "org.springframework.core.NestedRuntimeException",
-    ),
-    (
-        "RestClientException",
-        "org.springframework.web.client.RestClientException",
-    ),
-    (
-        "RestClientResponseException",
-        "org.springframework.web.client.RestClientResponseException",
-    ),
-    (
-        "HttpStatusCodeException",
-        "org.springframework.web.client.HttpStatusCodeException",
-    ),
-    (
-        "HttpServerErrorException",
-        "org.springframework.web.client.HttpServerErrorException",
-    ),
-    (
-        "HttpClientErrorException",
-        "org.springframework.web.client.HttpClientErrorException",
-    ),
-    (
-        "ResourceAccessException",
-        "org.springframework.web.client.ResourceAccessException",
-    ),
-    // RestTemplate's 404 (a nested class, in its binary name, which Class.forName reads).
-    (
-        "NotFoundException",
-        "org.springframework.web.client.HttpClientErrorException$NotFound",
-    ),
-    (
-        "CallNotPermittedException",
-        "io.github.resilience4j.circuitbreaker.CallNotPermittedException",
-    ),
-    (
-        "BulkheadFullException",
-        "io.github.resilience4j.bulkhead.BulkheadFullException",
-    ),
-];
 
 /// The class name a fragment writes for an engine exception name: the known class, the
 /// name itself when it already has a package, else the name in [`MADE_UP_PACKAGE`].
 pub fn class_name(name: &str) -> String {
     let name = name.trim();
-    if let Some((_, class)) = EXCEPTION_CLASSES.iter().find(|(simple, _)| *simple == name) {
+    if let Some(class) = exceptions::qualified_name(name) {
         return class.to_string();
     }
     if name.contains('.') {
@@ -313,17 +232,8 @@ pub fn class_name(name: &str) -> String {
 /// name (the engine matches it by its simple name).
 pub fn engine_exception_name(class: &str) -> String {
     let class = class.trim();
-    // `$` and `.` nest alike.
-    let dot = |c: u8| if c == b'$' { b'.' } else { c };
-    let same = |known: &str| {
-        known.len() == class.len()
-            && known
-                .bytes()
-                .zip(class.bytes())
-                .all(|(a, b)| dot(a) == dot(b))
-    };
-    if let Some((simple, _)) = EXCEPTION_CLASSES.iter().find(|(_, known)| same(known)) {
-        return simple.to_string();
+    if let Some(known) = exceptions::by_qualified_name(class) {
+        return known.name.to_string();
     }
     match class.strip_prefix(MADE_UP_PACKAGE) {
         Some(simple) if !simple.contains('.') => simple.to_string(),
@@ -790,8 +700,11 @@ mod tests {
             "com.example.shop.CardDeclinedException"
         );
         assert_eq!(class_name("feign.FeignException"), "feign.FeignException");
-        for (simple, class) in EXCEPTION_CLASSES {
-            assert_eq!(engine_exception_name(class), simple);
+        for class in crate::exceptions::CLASSES {
+            if let Some(qualified) = class.qualified_name {
+                assert_eq!(engine_exception_name(qualified), class.name);
+                assert_eq!(class_name(class.name), qualified);
+            }
         }
         assert_eq!(
             engine_exception_name(

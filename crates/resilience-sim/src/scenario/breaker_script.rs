@@ -118,7 +118,7 @@ pub struct StepReport {
 /// Reads a breaker script from JSON; a bad document gives one line saying what and where.
 pub fn parse_breaker_script(json: &str) -> Result<BreakerScript, String> {
     serde_json::from_str(json).map_err(|e| {
-        let message = e.to_string().replace('\n', " ");
+        let message = crate::error::one_line(&e.to_string());
         format!("invalid breaker script: {message}")
     })
 }

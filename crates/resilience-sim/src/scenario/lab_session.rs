@@ -285,7 +285,7 @@ fn round_to_step(v: f64, step: f64) -> f64 {
 /// A number as the link and the CLI write it: the shortest text that reads back the same
 /// (`1000`, `2.5`, `0.1`).
 pub fn number_text(v: f64) -> String {
-    format!("{v}")
+    crate::number::f64_text(v)
 }
 
 /// The number a `set` of a `Number` or `Whole` control receives (0 for other values: the
@@ -352,21 +352,59 @@ impl<L: LabModel> LabSession<L> {
         }
     }
 
-    /// Opens the lab from a link's or the CLI's (name, value) pairs: each value is checked
-    /// by its control and by the model, in order; a pair that cannot be used is left out
-    /// with one message, and the rest still applies. Names that are not controls of this
-    /// lab are reported too.
+    /// A session on `config` whose run is made elsewhere and brought by
+    /// [`Self::install_run`] (a page that runs the model in slices).
+    pub fn deferred(config: L) -> Self {
+        Self {
+            config,
+            run: Err(ConfigError::new("run", "not run yet")),
+            pending: true,
+        }
+    }
+
+    /// Opens the lab from a link's or the CLI's (name, value) pairs (see
+    /// [`Self::read_pairs`]), and runs it.
     pub fn from_pairs<'a>(
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> (Self, Vec<ConfigError>) {
-        let mut config = L::default();
+        let (config, problems) = Self::read_pairs(pairs);
+        (Self::new(config), problems)
+    }
+
+    /// The config a link's (name, value) pairs describe, and one message per pair left
+    /// out. Each value is read by its control; the values the model takes together apply
+    /// whatever their order (a limit across controls, such as Demo 12's work limit, may
+    /// refuse a state on the way). When it does not, they apply one at a time, in order,
+    /// each checked by the model, and what it refuses is left out.
+    pub fn read_pairs<'a>(
+        pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
+    ) -> (L, Vec<ConfigError>) {
         let mut problems = Vec::new();
+        let mut read = Vec::new();
         for (name, text) in pairs {
-            if let Err(e) = set_text(&mut config, name, text) {
-                problems.push(e);
+            let control = Self::control(name).ok_or_else(|| unknown::<L>(name));
+            match control.and_then(|c| Ok((c, c.parse(text)?))) {
+                Ok(pair) => read.push(pair),
+                Err(e) => problems.push(e),
             }
         }
-        (Self::new(config), problems)
+        let mut together = L::default();
+        for (control, value) in &read {
+            (control.set)(&mut together, *value);
+        }
+        if together.validate().is_ok() {
+            return (together, problems);
+        }
+        let mut config = L::default();
+        for (control, value) in read {
+            let mut next = config.clone();
+            (control.set)(&mut next, value);
+            match next.validate() {
+                Ok(()) => config = next,
+                Err(e) => problems.push(e),
+            }
+        }
+        (config, problems)
     }
 
     pub fn controls(&self) -> &'static [Control<L>] {
@@ -469,8 +507,9 @@ impl<L: LabModel> LabSession<L> {
 
 fn unknown<L: LabModel>(name: &str) -> ConfigError {
     let names: Vec<&str> = L::controls().iter().map(|c| c.name).collect();
+    // The name is the message's field: quoted by a short prefix like any bad value.
     ConfigError::new(
-        name,
+        excerpt(name),
         format!(
             "is not a control of the {} lab (its controls: {})",
             L::NAME,

@@ -21,7 +21,7 @@ pub mod session;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::ConfigError;
+use crate::error::{one_line, ConfigError};
 use crate::model::tick::{Behaviour, Protection, TickConfig, TickEvent, TickModel};
 
 /// Default and upper bound of a run's length, so a typo cannot ask for a billion ticks.
@@ -120,9 +120,12 @@ impl Scenario {
     /// Parses and validates a scenario.
     pub fn parse(text: &str, format: Format) -> Result<Self, String> {
         let scenario: Scenario = match format {
-            Format::Json => serde_json::from_str(text).map_err(|e| e.to_string())?,
+            // One line, whatever the parser quotes back (a value's newline, a lone `\r`).
+            Format::Json => serde_json::from_str(text).map_err(|e| one_line(&e.to_string()))?,
             #[cfg(feature = "cli")]
-            Format::Toml => toml::from_str(text).map_err(|e| one_line(&e.to_string()))?,
+            Format::Toml => {
+                toml::from_str(text).map_err(|e| one_line(&toml_message(&e.to_string())))?
+            }
         };
         scenario.validate().map_err(|e| e.to_string())?;
         Ok(scenario)
@@ -306,8 +309,9 @@ pub struct Trace {
     pub ticks: Vec<TickRecord>,
 }
 
+/// toml's message (the source line with a caret under it) as the lines that say something.
 #[cfg(feature = "cli")]
-fn one_line(message: &str) -> String {
+fn toml_message(message: &str) -> String {
     message
         .lines()
         .map(str::trim)
