@@ -59,6 +59,8 @@ fn breaker(exponential: bool) -> CircuitBreakerConfig {
             "NotFoundException".into(),
             "CardDeclinedException".into(),
         ],
+        // Resilience4j 2.3+: `initial-state` (CommonCircuitBreakerConfigurationProperties).
+        initial_state: State::HalfOpen,
         ..CircuitBreakerConfig::default()
     }
 }
@@ -245,6 +247,7 @@ resilience4j.circuitbreaker.backends.orders.record-exceptions=java.io.IOExceptio
 resilience4j.circuitbreaker.backends.orders.ignore-exceptions[0]=io.github.resilience4j.circuitbreaker.CallNotPermittedException
 resilience4j.circuitbreaker.backends.orders.ignore-exceptions[1]=org.springframework.web.client.HttpClientErrorException.NotFound
 resilience4j.circuitbreaker.backends.orders.ignore-exceptions[2]=com.example.shop.CardDeclinedException
+resilience4j.circuitbreaker.backends.orders.initialState=half_open
 ";
     let back = read(properties).unwrap();
     assert_eq!(back.len(), 1);
@@ -841,4 +844,28 @@ fn huge_and_deep_inputs_are_refused_quickly() {
     let deep_keys = format!("{}=1\n", vec!["a"; 5_000].join("."));
     check_bounded(&deep_keys);
     check_bounded(&"[".repeat(30_000));
+}
+
+#[test]
+fn initial_state_is_read_as_spring_binds_an_enum() {
+    for (text, state) in [
+        ("FORCED_OPEN", State::ForcedOpen),
+        ("half-open", State::HalfOpen),
+        ("metrics_only", State::MetricsOnly),
+        ("CLOSED", State::Closed),
+    ] {
+        let c = cb(&format!(
+            "resilience4j.circuitbreaker.instances.a.initial-state={text}"
+        ));
+        assert_eq!(c.initial_state, state, "{text}");
+    }
+    let errors = read("resilience4j.circuitbreaker.instances.a.initial-state=AJAR").unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("initial-state"), "{errors:?}");
+    // Written only when it is not CLOSED, Resilience4j's default.
+    let closed = Instance::new(
+        "a",
+        PolicyConfig::CircuitBreaker(CircuitBreakerConfig::default()),
+    );
+    assert!(!to_yaml(&[closed]).contains("initial-state"));
 }

@@ -8,7 +8,7 @@
 use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
 use crate::duration::format_duration;
 use crate::number::{push_f32, push_f64};
-use crate::policy::circuit_breaker::OpenWaitFunction;
+use crate::policy::circuit_breaker::{OpenWaitFunction, State};
 use crate::policy::retry::IntervalFunction;
 use crate::Millis;
 
@@ -48,6 +48,10 @@ fn settings(config: &PolicyConfig) -> Vec<(&'static str, Val<'_>)> {
                     Int(c.permitted_number_of_calls_in_half_open_state),
                 ),
             ]);
+            // Written only when it is not Resilience4j's default (CLOSED).
+            if c.initial_state != State::Closed {
+                out.push(("initial-state", Word(c.initial_state.as_str())));
+            }
             let (wait, exponential) = match c.wait_interval_function_in_open_state {
                 Some(OpenWaitFunction::Exponential {
                     initial,

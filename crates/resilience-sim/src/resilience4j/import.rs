@@ -605,12 +605,17 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
             Some(_) => Val::State(State::Closed),
             None => return Err(must("OPEN or CLOSED,", text)),
         },
-        Ty::InitialState => match words(["closed", "closed"]) {
-            Some(_) => Val::State(State::Closed),
-            None => {
-                return Err("the simulation's breakers start CLOSED (only CLOSED is read)".into())
+        // Spring binds an enum leniently (case, `-` and `_`), as `canonical` reads it.
+        Ty::InitialState => {
+            let wanted = canonical(text);
+            match State::ALL
+                .into_iter()
+                .find(|s| canonical(s.as_str()) == wanted)
+            {
+                Some(state) => Val::State(state),
+                None => return Err(must("one of the breaker's six states,", text)),
             }
-        },
+        }
         Ty::BaseConfig => Val::Word(text.to_string()),
         Ty::Code => return Err(
             "names a class of your own code; the simulation cannot run it (leave it out to import)"
@@ -976,6 +981,9 @@ fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Resul
                 .map(|s| &s.val)
             {
                 c.transition_to_state_after_wait_duration = *s;
+            }
+            if let Some(Val::State(s)) = l.get("initial-state").map(|s| &s.val) {
+                c.initial_state = *s;
             }
             if let Some(v) = l.int("sliding-window-size") {
                 c.sliding_window_size = v as u32;
