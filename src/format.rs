@@ -6,7 +6,7 @@
 
 use crate::views::html::Html;
 
-pub use resilience_sim::number::parse_number;
+pub use resilience_sim::number::{f64_text, parse_number};
 
 /// `v` (0 or more) to `tenths` decimal places (0 or 1), rounded half to even on its exact
 /// binary value, exactly as `format!("{v:.1}")` and `format!("{v:.0}")` write it.

@@ -73,6 +73,13 @@ pub fn push_f64(out: &mut String, x: f64) {
     push_float(out, x.to_bits(), 52, 11);
 }
 
+/// `x` as `format!("{x}")` writes it ([`push_f64`] into a new string).
+pub fn f64_text(x: f64) -> String {
+    let mut out = String::new();
+    push_f64(&mut out, x);
+    out
+}
+
 /// [`push_f64`] for an `f32`: the shortest decimal that reads back as the same `f32`.
 pub fn push_f32(out: &mut String, x: f32) {
     push_float(out, u64::from(x.to_bits()), 23, 8);
@@ -235,6 +242,7 @@ mod tests {
         let mut out = String::new();
         push_f64(&mut out, x);
         assert_eq!(out, format!("{x}"), "{:#x}", x.to_bits());
+        assert_eq!(f64_text(x), out);
     }
 
     fn check_f32(x: f32) {

@@ -69,6 +69,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::check_range;
+use crate::number::f64_text;
 use crate::policy::retry::{
     Backoff, Jitter, Retry, RetryBudget, RetryBudgetConfig, RetryConfig, RetryDecision,
 };
@@ -248,7 +249,12 @@ fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), Confi
     } else {
         Err(ConfigError::new(
             field,
-            format!("must be a number between {min} and {max} (got {value})"),
+            format!(
+                "must be a number between {} and {} (got {})",
+                f64_text(min),
+                f64_text(max),
+                f64_text(value)
+            ),
         ))
     }
 }

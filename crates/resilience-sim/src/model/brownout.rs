@@ -88,6 +88,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{stream_rng, vary};
 use crate::error::{check_range, ConfigError};
+use crate::number::f64_text;
 use crate::policy::bulkhead::{ThreadPoolAdmission, ThreadPoolBulkhead, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, SlidingWindowType, State,
@@ -248,7 +249,12 @@ fn check_float(field: &str, value: f64, min: f64, max: f64) -> Result<(), Config
     } else {
         Err(ConfigError::new(
             field,
-            format!("must be between {min} and {max} (got {value})"),
+            format!(
+                "must be between {} and {} (got {})",
+                f64_text(min),
+                f64_text(max),
+                f64_text(value)
+            ),
         ))
     }
 }

@@ -49,6 +49,7 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, ConfigError};
+use crate::number::f64_text;
 use crate::policy::retry::{Backoff, Jitter};
 use crate::Millis;
 
@@ -117,7 +118,7 @@ impl JitterConfig {
                 "multiplier",
                 format!(
                     "must be a number between 1 and 10 (got {})",
-                    self.multiplier
+                    f64_text(self.multiplier)
                 ),
             ));
         }
