@@ -2,6 +2,7 @@
 //! computes an outcome.
 
 pub mod breaker;
+pub mod canvas;
 pub mod chart;
 pub mod compare;
 pub mod html;
