@@ -854,7 +854,7 @@ impl<'a> Hierarchy<'a> {
 /// The table's name closest to `name`, if it is close: the same but for letter case, or a
 /// letter or so away (`FileNotFoundExeption`).
 fn closest(name: &str) -> Option<&'static str> {
-    let lower = name.to_lowercase();
+    let lower = lowercase_against_ascii(name);
     let length = lower.chars().count();
     if length > 64 {
         return None;
@@ -864,10 +864,28 @@ fn closest(name: &str) -> Option<&'static str> {
     let near = (length / 10).max(1);
     CLASSES
         .iter()
-        .map(|c| (edit_distance(&lower, &c.name.to_lowercase()), c.name))
+        .map(|c| (edit_distance(&lower, &c.name.to_ascii_lowercase()), c.name))
         .filter(|(distance, _)| *distance <= near)
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, name)| name)
+}
+
+/// `name.to_lowercase()` as far as a comparison with the table's names (ASCII) can tell,
+/// without the Unicode case tables (about 15 KB of wasm): the same number of characters,
+/// and the same ASCII ones. ASCII letters are lowercased, the Kelvin sign is `k` and `İ` is
+/// `i` and a combining dot, as `to_lowercase` has them; any other character's lowercase is
+/// one character outside ASCII, which matches no letter of the table, so the character is
+/// kept as it is.
+fn lowercase_against_ascii(name: &str) -> String {
+    let mut out = String::with_capacity(name.len());
+    for c in name.chars() {
+        match c {
+            '\u{212a}' => out.push('k'),
+            '\u{130}' => out.push_str("i\u{307}"),
+            c => out.push(c.to_ascii_lowercase()),
+        }
+    }
+    out
 }
 
 /// Levenshtein distance, in characters.
@@ -1075,6 +1093,55 @@ mod tests {
         assert!(!h.is_assignable("PaymentDeclinedException", "PaymentException"));
         assert!(h.is_assignable("RuntimeException", "BusinessException"));
         assert_eq!(h.check_thrown("PaymentDeclinedException"), Ok(()));
+    }
+
+    #[test]
+    fn names_are_lowercased_as_to_lowercase_does_for_the_table() {
+        assert!(CLASSES.iter().all(|c| c.name.is_ascii()));
+        // Every character: as many characters as its lowercase, ASCII where it is, and the
+        // same ASCII character.
+        let same = |ours: &str, theirs: &str| {
+            ours.chars().count() == theirs.chars().count()
+                && ours
+                    .chars()
+                    .zip(theirs.chars())
+                    .all(|(a, b)| a == b || !a.is_ascii() && !b.is_ascii())
+        };
+        for c in (0..=0x10ffff).filter_map(char::from_u32) {
+            let text = c.to_string();
+            let (ours, theirs) = (lowercase_against_ascii(&text), text.to_lowercase());
+            assert!(same(&ours, &theirs), "{c:?}: {ours:?} {theirs:?}");
+        }
+        // Strings (a final sigma lowercases by its context), and what `closest` finds.
+        for name in [
+            "FileNotFoundExeption",
+            "ioexception",
+            "BUL\u{212a}HEADFULLEXCEPTION",
+            "\u{130}OException",
+            "ΣΑΣ",
+            "Σ",
+            "aΣ.b",
+            "ÉtatException",
+            "RuntimeExceptiön",
+            "",
+        ] {
+            let (ours, theirs) = (lowercase_against_ascii(name), name.to_lowercase());
+            assert!(same(&ours, &theirs), "{name}: {ours:?} {theirs:?}");
+            let by_unicode = CLASSES
+                .iter()
+                .map(|c| (edit_distance(&theirs, &c.name.to_lowercase()), c.name))
+                .min_by_key(|(distance, _)| *distance);
+            let by_ours = CLASSES
+                .iter()
+                .map(|c| (edit_distance(&ours, &c.name.to_ascii_lowercase()), c.name))
+                .min_by_key(|(distance, _)| *distance);
+            assert_eq!(by_ours, by_unicode, "{name}");
+        }
+        assert_eq!(
+            closest("BUL\u{212a}HEADFULLEXCEPTION"),
+            Some("BulkheadFullException")
+        );
+        assert_eq!(closest("\u{130}OException"), Some("IOException"));
     }
 
     #[test]
