@@ -68,40 +68,11 @@ pub fn rate(x: f32) -> String {
 }
 
 /// `x` as the shortest decimal that reads back as the same `f32`: what `{x}` prints for the
-/// percentages of these settings, without float formatting (several KB of wasm).
+/// percentages of these settings (the engine's exact formatter, not the standard one).
 pub fn decimal(x: f32) -> String {
-    if !x.is_finite() {
-        return if x.is_nan() {
-            "NaN"
-        } else if x > 0.0 {
-            "inf"
-        } else {
-            "-inf"
-        }
-        .to_string();
-    }
-    let sign = if x < 0.0 { "-" } else { "" };
-    let v = f64::from(x.abs());
-    let mut scale = 1u64;
-    for places in 0..=9 {
-        let n = (v * scale as f64).round();
-        if n < 9.0e15 && (n / scale as f64) as f32 == x.abs() {
-            let mut digits = (n as u64).to_string();
-            while digits.len() <= places {
-                digits.insert(0, '0');
-            }
-            let (whole, fraction) = digits.split_at(digits.len() - places);
-            let fraction = fraction.trim_end_matches('0');
-            return if fraction.is_empty() {
-                format!("{sign}{whole}")
-            } else {
-                format!("{sign}{whole}.{fraction}")
-            };
-        }
-        scale *= 10;
-    }
-    // Below 10^-9: more places than a percentage needs.
-    format!("{sign}0")
+    let mut out = String::new();
+    resilience_sim::number::push_f32(&mut out, x);
+    out
 }
 
 #[cfg(test)]

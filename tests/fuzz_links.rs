@@ -19,9 +19,9 @@
 //!   lab).
 //!
 //! `FUZZ_CASES` sets the inputs per target (default [`DEFAULT_CASES`], a second or two in
-//! debug); `scripts/fuzz.sh [CASES]` runs it long, in release. Contract breaks found and
-//! waiting for a fix in src/ are tolerated and counted ([`Known`]); `FUZZ_STRICT=1` fails
-//! on them.
+//! debug); `scripts/fuzz.sh [CASES]` runs it long, in release. What it found (duration
+//! messages and unknown lab controls quoting a whole value, a tiny rate shown as `0`) is
+//! fixed and held here.
 
 #![cfg(not(target_arch = "wasm32"))]
 
@@ -105,33 +105,7 @@ fn fuzz<S>(
     }
 }
 
-/// Contract breaks found here that wait for a fix in src/ (see the engine's fuzz.rs for
-/// the others). Tolerated and counted unless `FUZZ_STRICT=1`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Known {
-    /// `parse_duration`'s refusals quote the whole text: a duration field of the settings
-    /// panel (or a lab's millisecond control) given 60 KB, or a value with a newline, gets a
-    /// message of that size, on more than one line.
-    DurationQuotesWholeValue,
-    /// A lab link's parameter in camelCase that is no control of the lab (`aBaB...`, 10 KB)
-    /// is passed to the lab and refused with the whole name as the message's field.
-    UnknownNameUnbounded,
-    /// The panel shows a rate threshold that 9 decimal places cannot write exactly (a small
-    /// one: 0.00003246542 %, 5.25e-15 %; the engine accepts both, they are above 0) as `0`
-    /// (`format::decimal` gives up after 9 places), and `0` is refused: typing
-    /// `0.0000000000000052527143` into failureRateThreshold is accepted, and the same
-    /// configs shown by the panel (`SettingsDraft::from_configs`) no longer are.
-    TinyRateShownAsZero,
-}
-
-const KNOWN: [Known; 3] = [
-    Known::DurationQuotesWholeValue,
-    Known::UnknownNameUnbounded,
-    Known::TinyRateShownAsZero,
-];
-
 thread_local! {
-    static KNOWN_HITS: RefCell<[u64; KNOWN.len()]> = const { RefCell::new([0; KNOWN.len()]) };
     static LONGEST: Cell<usize> = const { Cell::new(0) };
     /// What the running target's inputs reached, so a run shows its inputs get somewhere.
     static NOTES: RefCell<Vec<(&'static str, u64)>> = const { RefCell::new(Vec::new()) };
@@ -148,16 +122,6 @@ fn note(what: &'static str) {
     });
 }
 
-fn tolerate(issue: Known, verdict: Result<(), TestCaseError>) -> Result<(), TestCaseError> {
-    match verdict {
-        Err(_) if std::env::var("FUZZ_STRICT").map_or(true, |v| v != "1") => {
-            KNOWN_HITS.with(|hits| hits.borrow_mut()[issue as usize] += 1);
-            Ok(())
-        }
-        other => other,
-    }
-}
-
 fn report_known(target: &str) {
     NOTES.with(|notes| {
         let notes = std::mem::take(&mut *notes.borrow_mut());
@@ -170,16 +134,6 @@ fn report_known(target: &str) {
         "fuzz {target}: longest message {} characters",
         LONGEST.replace(0)
     );
-    KNOWN_HITS.with(|hits| {
-        let mut hits = hits.borrow_mut();
-        for issue in KNOWN {
-            let n = hits[issue as usize];
-            if n > 0 {
-                println!("fuzz {target}: known issue {issue:?} hit by {n} inputs");
-            }
-        }
-        *hits = [0; KNOWN.len()];
-    });
 }
 
 /// A message for the page: one line (no control character at all: the page shows it in a
@@ -500,18 +454,9 @@ fn query_text((question_mark, parts): &(bool, Vec<(Key, Val, Writing)>)) -> Stri
     }
 }
 
-/// A message of the settings panel: one line, bounded; a duration field's may quote the
-/// whole text ([`Known::DurationQuotesWholeValue`]).
+/// A message of the settings panel: one line, bounded.
 fn check_field_message(e: &ConfigError) -> Result<(), TestCaseError> {
-    let verdict = check_message(e.field.as_str(), &e.message, PROBLEM_CHARS);
-    let duration = FIELDS
-        .iter()
-        .any(|f| f.name == e.field && f.kind == FieldKind::Duration);
-    if duration {
-        tolerate(Known::DurationQuotesWholeValue, verdict)
-    } else {
-        verdict
-    }
+    check_message(e.field.as_str(), &e.message, PROBLEM_CHARS)
 }
 
 /// `draft`'s configs over the tick demo's, and what `to_configs` promises about them.
@@ -547,20 +492,9 @@ fn check_draft(draft: &SettingsDraft) -> Result<(), TestCaseError> {
             prop_assert!(b.validate().is_ok() && h.validate().is_ok());
             // The form shows them as text that reads back as the same configs.
             let shown = SettingsDraft::from_configs(&b, &h);
-            // A rate that 9 decimal places do not write exactly (see the known issue).
-            let tiny = [b.failure_rate_threshold, b.slow_call_rate_threshold]
-                .iter()
-                .any(|&rate| ((f64::from(rate) * 1e9).round() / 1e9) as f32 != rate);
+            // Tiny rates included (0.00003246542 %, 5.25e-15 %: once shown as `0`).
             let back = shown.to_configs(&breaker, &bulkhead);
-            let verdict = (|| {
-                prop_assert_eq!(back, Ok((b, h)), "the panel shows {:?}", shown);
-                Ok(())
-            })();
-            if tiny {
-                tolerate(Known::TinyRateShownAsZero, verdict)?;
-            } else {
-                verdict?;
-            }
+            prop_assert_eq!(back, Ok((b, h)), "the panel shows {:?}", shown);
         }
     }
     Ok(())
@@ -732,19 +666,7 @@ fn lab_links_of<L: LabModel>() {
             let (session, problems) = open_from_link::<L>(&query);
             prop_assert!(session.run().is_ok(), "{}: the opened lab runs", L::NAME);
             for problem in &problems {
-                let verdict = check_message(L::NAME, problem, 1_000);
-                // Which problem is which: a long name is the unknown name's; a long value that
-                // mentions a duration's units is a millisecond control's.
-                if problem.contains("aBaB") {
-                    tolerate(Known::UnknownNameUnbounded, verdict)?;
-                } else if problem.contains("(use ms, s, m, h or d)")
-                    || problem.contains("is too large")
-                    || problem.contains("is not a duration")
-                {
-                    tolerate(Known::DurationQuotesWholeValue, verdict)?;
-                } else {
-                    verdict?;
-                }
+                check_message(L::NAME, problem, 1_000)?;
             }
             Ok(())
         },
