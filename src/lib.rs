@@ -9,7 +9,6 @@ pub mod components;
 pub mod course;
 pub mod embed;
 pub mod format;
-pub mod js_de;
 pub mod nav;
 pub mod settings_form;
 pub mod url_state;

@@ -208,10 +208,9 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
 }
 
 /// Breaker scripts in and out. In the browser the JSON text is read and written by the
-/// browser's own `JSON` (serde-wasm-bindgen maps the engine's types to it, and
-/// [`crate::js_de`], its reader without float formatting, back): the wasm then carries no
-/// JSON parser or float printer, about 10 KB gzip. Natively (the tests) the engine's
-/// serde_json does the same job with the same types.
+/// browser's own `JSON` (serde-wasm-bindgen maps it to the engine's types): the wasm then
+/// carries no JSON parser or float printer, about 10 KB gzip. Natively (the tests) the
+/// engine's serde_json does the same job with the same types.
 mod script_io {
     use resilience_sim::scenario::sandbox::BreakerSandbox;
 
@@ -241,7 +240,7 @@ mod script_io {
                     .unwrap_or_default(),
             )
         })?;
-        let script = crate::js_de::from_value(value).map_err(|e| invalid(e.to_string()))?;
+        let script = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(e.to_string()))?;
         s.import_script(script)
     }
 
