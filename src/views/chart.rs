@@ -3,11 +3,10 @@
 //! hidden from screen readers: every chart carries a text summary instead.
 //!
 //! What keeps it small: the chart is laid out here, in canvas pixels, and drawn with
-//! plotters' drawing area and basic elements (rectangles, paths, text) on a canvas backend
-//! ([`super::canvas`]: plotters-canvas's, without its float formatting). plotters'
-//! `ChartBuilder`, mesh and series-label code (with their text measuring, float label
-//! formatting and font-name parsing, which brings the Unicode case tables) stay out of
-//! the wasm. Tick labels are whole numbers, written without float
+//! plotters' drawing area and basic elements (rectangles, paths, text) on the
+//! plotters-canvas backend. plotters' `ChartBuilder`, mesh and series-label code (with their
+//! text measuring, float label formatting and font-name parsing, which brings the Unicode
+//! case tables) stay out of the wasm. Tick labels are whole numbers, written without float
 //! formatting; the legend is a list under the canvas ([`legend`]).
 
 use plotters::drawing::IntoDrawingArea;
@@ -16,8 +15,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::{
     Color, FontDesc, FontFamily, FontStyle, FontTransform, RGBColor, ShapeStyle, TextStyle,
 };
+use plotters_canvas::CanvasBackend;
 
-use super::canvas::CanvasBackend;
 use super::html::Html;
 
 /// A line's colour role; the actual colour depends on the theme.

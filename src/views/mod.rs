@@ -2,7 +2,6 @@
 //! computes an outcome.
 
 pub mod breaker;
-pub mod canvas;
 pub mod chart;
 pub mod compare;
 pub mod html;
