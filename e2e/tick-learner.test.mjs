@@ -113,9 +113,14 @@ test('a protection changed mid-run is narrated once', async () => {
 
 test('the four protections side by side: 4, 2, 0, 0 failed payments on Demo 4', async () => {
   const { page, problems } = await openPage(browser, DESKTOP, '?demo=4');
+  await page.getByTestId('tick-counter').waitFor();
   const open = page.getByTestId('compare-open');
-  if (await open.count()) await open.click();
   const table = page.getByTestId('compare-table');
+  // Once, or again if the first click came before the page was ready for it.
+  for (let i = 0; i < 2 && !(await table.isVisible()); i++) {
+    if (await open.count()) await open.click();
+    await table.waitFor({ timeout: 5000 }).catch(() => {});
+  }
   await table.waitFor();
   const rows = await page.getByTestId('compare-row').evaluateAll((rows) => rows.map((r) => [
     r.getAttribute('data-protection'),
