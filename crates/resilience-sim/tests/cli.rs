@@ -181,5 +181,8 @@ fn the_streamed_trace_is_the_trace_object() {
     let expected = serde_json::to_string(&scenario.run(Some(40)).unwrap()).unwrap();
     let out = cli(&["demo", "7", "--ticks", "40"], None);
     assert!(out.status.success());
-    assert_eq!(String::from_utf8(out.stdout).unwrap(), format!("{expected}\n"));
+    assert_eq!(
+        String::from_utf8(out.stdout).unwrap(),
+        format!("{expected}\n")
+    );
 }

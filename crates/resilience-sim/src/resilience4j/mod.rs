@@ -213,7 +213,6 @@ pub fn is_properties(text: &str) -> bool {
 // Exception names
 // ---------------------------------------------------------------------------------------
 
-
 /// The class name a fragment writes for an engine exception name: the known class, the
 /// name itself when it already has a package, else the name in [`MADE_UP_PACKAGE`].
 pub fn class_name(name: &str) -> String {
