@@ -6,19 +6,8 @@ mod common;
 
 use std::path::PathBuf;
 
-use common::{cli, json, refused};
+use common::{json, refused, stdout as text};
 use serde_json::Value;
-
-fn text(args: &[&str]) -> String {
-    let out = cli(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(out.stderr.is_empty());
-    String::from_utf8(out.stdout).unwrap()
-}
 
 fn file(name: &str, contents: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rsim-r4j-{}", std::process::id()));

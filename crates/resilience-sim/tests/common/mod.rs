@@ -15,8 +15,8 @@ pub fn cli(args: &[&str]) -> Output {
         .expect("the CLI starts")
 }
 
-/// The one JSON object a successful run prints.
-pub fn json(args: &[&str]) -> Value {
+/// What a successful run prints on stdout (nothing on stderr).
+pub fn stdout(args: &[&str]) -> String {
     let out = cli(args);
     assert!(
         out.status.success(),
@@ -24,7 +24,12 @@ pub fn json(args: &[&str]) -> Value {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(out.stderr.is_empty());
-    let text = String::from_utf8(out.stdout).unwrap();
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// The one JSON object a successful run prints.
+pub fn json(args: &[&str]) -> Value {
+    let text = stdout(args);
     assert_eq!(text.lines().count(), 1, "one JSON object on one line");
     serde_json::from_str(&text).expect("stdout is JSON")
 }
