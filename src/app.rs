@@ -76,7 +76,7 @@ pub fn App() -> impl IntoView {
                 <a href="?demo=1" target="_blank" rel="noopener" data-testid="open-full-course"
                     on:click=click(|e| {
                         // The full page of what the frame shows now, with its state.
-                        let link = crate::nav::current_query().replace("&embed=1", "");
+                        let link = embed::full_course_link(&crate::nav::current_query());
                         if let Some(a) = e.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()) {
                             let _ = a.set_attribute("href", &link);
                         }

@@ -9,7 +9,7 @@
 //! The messages carry only a height, so they go to any parent (`"*"`); `embed.js` checks
 //! that a message comes from the playground's origin and from its own frame.
 
-use crate::url_state::query_pairs;
+use crate::url_state::{encode, query_pairs};
 
 /// Whether the query asks for embed mode (`embed=1`, `embed=true` or a bare `embed`).
 pub fn is_embedded(query: &str) -> bool {
@@ -19,6 +19,20 @@ pub fn is_embedded(query: &str) -> bool {
 /// Whether the query asks for the teachers' overview (`overview=1`).
 pub fn is_overview(query: &str) -> bool {
     flag(query, "overview")
+}
+
+/// The full course's link for what a frame shows: its query without `embed`.
+pub fn full_course_link(query: &str) -> String {
+    let mut link = String::from("?");
+    for (name, value) in query_pairs(query).filter(|(name, _)| name != "embed") {
+        if link.len() > 1 {
+            link.push('&');
+        }
+        link.push_str(&encode(&name));
+        link.push('=');
+        link.push_str(&encode(&value));
+    }
+    link
 }
 
 fn flag(query: &str, name: &str) -> bool {
@@ -151,6 +165,16 @@ mod tests {
         assert!(!is_embedded("demo=5"));
         assert!(!is_embedded("demo=5&embedded=1"));
         assert!(is_overview("?overview=1"));
+    }
+
+    #[test]
+    fn the_full_course_link_drops_embed_wherever_it_stands() {
+        assert_eq!(full_course_link("?embed=1&demo=5&t=3"), "?demo=5&t=3");
+        assert_eq!(full_course_link("?demo=5&embed=1"), "?demo=5");
+        assert_eq!(
+            full_course_link("?demo=9&mode=full&embed"),
+            "?demo=9&mode=full"
+        );
     }
 
     #[test]

@@ -13,49 +13,22 @@ use std::hint::black_box;
 use std::time::Instant;
 
 use resilience_sim::model::brownout::{self, BrownoutConfig};
-use resilience_sim::model::tick::{Behaviour, Protection, TickConfig, TickModel};
-use resilience_sim::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig};
+use resilience_sim::workload;
 
 fn best_of<F: FnMut() -> f64>(runs: usize, mut f: F) -> f64 {
     (0..runs).map(|_| f()).fold(0.0, f64::max)
 }
 
 fn breaker_calls_per_second() -> f64 {
-    let config = CircuitBreakerConfig {
-        sliding_window_size: 100,
-        minimum_number_of_calls: 100,
-        failure_rate_threshold: 100.0,
-        ..CircuitBreakerConfig::default()
-    };
-    let mut breaker = CircuitBreaker::new(config).expect("valid config");
-    breaker.set_event_recording(false);
-    const CALLS: u64 = 200_000_000;
     let start = Instant::now();
-    for i in 0..CALLS {
-        // Three successes, then one failure: a 25 % failure rate, always below the threshold.
-        if i & 3 == 3 {
-            breaker.on_error(black_box(i), black_box(5), black_box("IOException"));
-        } else {
-            breaker.on_success(black_box(i), black_box(5));
-        }
-    }
-    black_box(breaker.metrics());
-    CALLS as f64 / start.elapsed().as_secs_f64()
+    let calls = workload::breaker_calls(200_000_000);
+    calls as f64 / start.elapsed().as_secs_f64()
 }
 
 fn tick_model_calls_per_second() -> f64 {
-    let mut model = TickModel::new(TickConfig::new(
-        Behaviour::Slow,
-        Protection::BreakerAndBulkhead,
-    ))
-    .unwrap();
-    const TICKS: u32 = 1_000_000;
     let start = Instant::now();
-    for _ in 0..TICKS {
-        black_box(model.step());
-    }
-    // Three calls arrive each tick (two recommendations, one payment).
-    f64::from(TICKS) * 3.0 / start.elapsed().as_secs_f64()
+    let calls = workload::tick_model_calls(1_000_000);
+    calls as f64 / start.elapsed().as_secs_f64()
 }
 
 /// Median milliseconds of one brownout run with `fixes` applied.

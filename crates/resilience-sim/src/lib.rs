@@ -23,6 +23,7 @@ pub mod outcome;
 pub mod policy;
 pub mod resilience4j;
 pub mod scenario;
+pub mod workload;
 
 pub use duration::Millis;
 pub use error::ConfigError;
