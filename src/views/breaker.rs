@@ -5,7 +5,7 @@
 
 use leptos::prelude::*;
 use resilience_sim::model::tick::{
-    TickModel, Transition, TransitionReason, TrialVerdict, WindowEntry, TICK_MS, TRANSITIONS_KEPT,
+    TickModel, Transition, TransitionReason, WindowEntry, TICK_MS, TRANSITIONS_KEPT,
 };
 use resilience_sim::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, State, WindowCell, WindowKind,
@@ -51,7 +51,7 @@ pub fn BreakerPanel(session: RwSignal<TickSession>) -> impl IntoView {
 }
 
 /// The state line.
-fn draw_status(s: &TickSession, h: &mut String) {
+pub(crate) fn draw_status(s: &TickSession, h: &mut String) {
     let m = s.model();
     let Some(breaker) = m.breaker() else { return };
     let name = breaker.state().as_str();
@@ -350,8 +350,15 @@ pub(crate) fn draw_window(s: &TickSession, h: &mut String) {
     } else {
         "<h3>Window</h3><div class=\"trials\" data-testid=\"trials\">"
     });
-    for verdict in verdicts {
-        trials(verdict, h);
+    let places = m.config().circuit_breaker.permitted_number_of_calls_in_half_open_state;
+    match verdicts {
+        // One verdict's place, hidden, so the part keeps its shape when a verdict comes.
+        [] => trials(State::Closed, &[], places, h),
+        _ => {
+            for verdict in verdicts {
+                trials(verdict.to, &verdict.trials, places, h);
+            }
+        }
     }
     h.raw("</div><p class=\"window-caption\" data-testid=\"failure-rate\">");
     rate_line(breaker, &threshold, h);
@@ -363,12 +370,16 @@ pub(crate) fn draw_window(s: &TickSession, h: &mut String) {
 }
 
 /// A HALF_OPEN window that decided: its trials as cells, and where they sent the breaker.
-fn trials(verdict: &TrialVerdict, h: &mut String) {
+/// The list keeps a place for every permitted trial (at most 40), hidden when unused.
+fn trials(to: State, entries: &[WindowEntry], places: u32, h: &mut String) {
     h.raw("<p class=\"window-caption\">The trial calls that decided (HALF_OPEN → ")
-        .text(verdict.to.as_str())
+        .text(to.as_str())
         .raw("):</p><ol class=\"window\" aria-label=\"The trial calls, in order\">");
-    for entry in &verdict.trials {
+    for entry in entries {
         cell(entry, h);
+    }
+    for _ in entries.len()..(places as usize).min(40) {
+        h.raw(EMPTY_CELL_HIDDEN);
     }
     h.raw("</ol>");
 }
@@ -382,7 +393,8 @@ pub(crate) fn draw_changes(s: &TickSession, h: &mut String) {
     if m.breaker().is_none() {
         return;
     }
-    // A note and a list, always both (hidden when empty), so a change stays in its part.
+    // A note and a list of CHANGES_SHOWN items, always (hidden when empty), so a change
+    // stays in its part.
     let changes: Vec<&Transition> = m.transitions().collect();
     let earlier = changes.len().saturating_sub(CHANGES_SHOWN);
     if changes.is_empty() {
@@ -413,6 +425,10 @@ pub(crate) fn draw_changes(s: &TickSession, h: &mut String) {
             .raw(" → ")
             .text(t.to.as_str())
             .raw("</li>");
+    }
+    // Places for the changes still to come, hidden: the list keeps its shape as it fills.
+    for _ in changes.len() - earlier..CHANGES_SHOWN {
+        h.raw("<li hidden>\u{200B}</li>");
     }
     h.raw("</ol>");
 }
@@ -528,15 +544,22 @@ fn window_cells(
     }
     for i in filled..places.max(shown).min(40) {
         h.raw(if i < shown {
-            "<li class=\"cell empty\">"
+            EMPTY_CELL
         } else {
-            "<li class=\"cell empty\" hidden>"
-        })
-        .raw("<span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>");
+            EMPTY_CELL_HIDDEN
+        });
     }
 }
 
+/// An empty place in a window, with the shape of [`cell`]'s cells.
+const EMPTY_CELL: &str = "<li class=\"cell empty\"><span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>";
+/// A place kept for a cell the window may hold later.
+const EMPTY_CELL_HIDDEN: &str = "<li class=\"cell empty\" hidden><span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>";
+
 /// Why the window's failures are failures, counted by kind, in the order they first appear.
+///
+/// The line keeps a place for each kind a window usually holds (hidden when unused), so it
+/// keeps its shape while the counts change.
 fn causes(entries: &[WindowEntry], m: &TickModel, h: &mut String) {
     let mut kinds: Vec<(Outcome, u64)> = Vec::new();
     for e in entries.iter().filter(|e| e.cell.is_failure()) {
@@ -546,12 +569,13 @@ fn causes(entries: &[WindowEntry], m: &TickModel, h: &mut String) {
             None => kinds.push((o, 1)),
         }
     }
-    if kinds.is_empty() {
-        h.raw("<p class=\"window-why\" data-testid=\"window-why\" hidden></p>");
-        return;
-    }
-    h.raw("<p class=\"window-why\" data-testid=\"window-why\">Failures: ");
+    h.raw(if kinds.is_empty() {
+        "<p class=\"window-why\" data-testid=\"window-why\" hidden>Failures: "
+    } else {
+        "<p class=\"window-why\" data-testid=\"window-why\">Failures: "
+    });
     for (i, (outcome, n)) in kinds.iter().enumerate() {
+        h.raw("<span>");
         if i > 0 {
             h.raw("; ");
         }
@@ -574,9 +598,17 @@ fn causes(entries: &[WindowEntry], m: &TickModel, h: &mut String) {
                     .raw(cause(Some(*other)).2);
             }
         }
+        h.raw("</span>");
+    }
+    for _ in kinds.len()..CAUSE_PLACES {
+        h.raw("<span hidden>\u{200B}<strong>\u{200B}</strong>\u{200B}</span>");
     }
     h.raw(".</p>");
 }
+
+/// Kinds of failure the causes line keeps a place for (a tick demo's window holds one or
+/// two; a flaky recommendations with a bulkhead, three).
+const CAUSE_PLACES: usize = 3;
 
 #[cfg(test)]
 mod tests {

@@ -438,6 +438,11 @@ enum Edit {
     },
 }
 
+/// Whether `new` can replace `old` by edits of texts and attributes alone.
+pub(crate) fn same_shape(old: &str, new: &str) -> bool {
+    plan(old, new).is_some()
+}
+
 /// The edits that turn the nodes of `old` into those of `new`, if the two have the same
 /// shape (the same elements, in the same places, and texts where the other has texts);
 /// `None` otherwise, or if either is not HTML this crate writes.

@@ -41,7 +41,7 @@ pub fn TickSummary(session: RwSignal<TickSession>) -> impl IntoView {
     }
 }
 
-fn draw_narration(s: &TickSession, h: &mut String) {
+pub(crate) fn draw_narration(s: &TickSession, h: &mut String) {
     let t = s.tick();
     if t == 0 {
         h.raw("<p class=\"muted\">t = 0: nothing has happened yet. Press Next tick.</p>");
@@ -50,11 +50,21 @@ fn draw_narration(s: &TickSession, h: &mut String) {
     h.raw("<p class=\"visually-hidden\">Tick ")
         .num(t.into())
         .raw(".</p><ol class=\"events\">");
-    for event in s.model().last_events() {
+    let events = s.model().last_events();
+    for event in events {
         h.raw("<li>").text(&event.narrate()).raw("</li>");
+    }
+    // Places for the usual most events, hidden when unused: the list keeps its shape from
+    // tick to tick, so a tick changes its texts instead of making new items.
+    for _ in events.len()..EVENT_PLACES {
+        h.raw("<li hidden>\u{200B}</li>");
     }
     h.raw("</ol>");
 }
+
+/// Items the tick's event list keeps whatever the tick's count (a busy tick of the course's
+/// demos has up to 13 events).
+const EVENT_PLACES: usize = 16;
 
 /// Tick `t` in one line, for the live region: what changed, what the breaker did, what
 /// failed or was refused, and the threads recommendations holds after it.
@@ -126,7 +136,7 @@ pub fn Tally(session: RwSignal<TickSession>) -> impl IntoView {
     }
 }
 
-fn draw_tally(s: &TickSession, h: &mut String) {
+pub(crate) fn draw_tally(s: &TickSession, h: &mut String) {
     let tally = s.model().tally();
     let rows = [
         (
