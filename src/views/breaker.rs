@@ -350,7 +350,10 @@ pub(crate) fn draw_window(s: &TickSession, h: &mut String) {
     } else {
         "<h3>Window</h3><div class=\"trials\" data-testid=\"trials\">"
     });
-    let places = m.config().circuit_breaker.permitted_number_of_calls_in_half_open_state;
+    let places = m
+        .config()
+        .circuit_breaker
+        .permitted_number_of_calls_in_half_open_state;
     match verdicts {
         // One verdict's place, hidden, so the part keeps its shape when a verdict comes.
         [] => trials(State::Closed, &[], places, h),

@@ -75,6 +75,10 @@ mod shape_tests {
                 }
             }
         }
-        assert!(changed.is_empty(), "{} new shapes: {changed:#?}", changed.len());
+        assert!(
+            changed.is_empty(),
+            "{} new shapes: {changed:#?}",
+            changed.len()
+        );
     }
 }

@@ -1464,7 +1464,7 @@ mod tests {
                         state ^= state << 13;
                         state ^= state >> 7;
                         state ^= state << 17;
-                        (state % 4) << 32 | (state >> 40) % 16
+                        ((state % 4) << 32) | ((state >> 40) % 16)
                     })
                     .collect();
                 let mut ours = keys.clone();
@@ -1474,7 +1474,7 @@ mod tests {
                 assert_eq!(ours, standard);
             }
         }
-        let mut long: Vec<u64> = (0..1_000u64).rev().map(|i| i % 7 << 32 | i).collect();
+        let mut long: Vec<u64> = (0..1_000u64).rev().map(|i| ((i % 7) << 32) | i).collect();
         let mut standard = long.clone();
         standard.sort_unstable();
         sort_events(&mut long);

@@ -100,7 +100,9 @@ impl TickSession {
     fn advance(&mut self) {
         self.run.advance();
         let t = self.tick();
-        if t % self.checkpoint_every == 0 && self.checkpoints.last().is_none_or(|m| m.tick() < t) {
+        if t.is_multiple_of(self.checkpoint_every)
+            && self.checkpoints.last().is_none_or(|m| m.tick() < t)
+        {
             self.checkpoints.push(self.run.model.clone());
             if self.checkpoints.len() > CHECKPOINTS_KEPT {
                 self.checkpoint_every = self.checkpoint_every.saturating_mul(2);
