@@ -7,7 +7,7 @@ use resilience_sim::scenario::catalogue;
 
 use crate::embed;
 use crate::url_state::UrlState;
-use crate::views::html::{click, live_attr};
+use crate::views::html::{click, effect, live_attr};
 
 /// The query of the page, parsed, with a message per parameter that was left out. Passed
 /// down as a prop: Leptos's context (a map of types to values) would add 2 KB gzip.
@@ -98,6 +98,43 @@ pub fn current_query() -> String {
     web_sys::window()
         .and_then(|w| w.location().search().ok())
         .unwrap_or_default()
+}
+
+/// Keeps the address in step with a page's state: `track` reads the signals it follows,
+/// `query` the address to write (`None` once the page's state is gone).
+///
+/// Written 200 ms after the first change of a burst, then at most every 200 ms, always the
+/// latest: `history.replaceState` costs about 1 ms in Chromium, half of a Next Tick's
+/// budget, and Play, a run of keypresses or a dragged slider needs only the last address.
+/// A change only notes that a write is due, so a tick sets no timer when one is pending.
+pub fn address_follows(
+    track: impl Fn() + 'static,
+    query: impl Fn() -> Option<String> + Send + Sync + 'static,
+) {
+    let pending = StoredValue::new(None::<leptos::leptos_dom::helpers::TimeoutHandle>);
+    let query = std::sync::Arc::new(query);
+    effect(move || {
+        track();
+        if pending.try_with_value(Option::is_some).unwrap_or(true) {
+            return;
+        }
+        let query = query.clone();
+        let write = move || {
+            pending.try_set_value(None);
+            if let Some(q) = query() {
+                replace_query(&q);
+            }
+        };
+        if let Ok(handle) = set_timeout_with_handle(write, std::time::Duration::from_millis(200)) {
+            pending.set_value(Some(handle));
+        }
+    });
+    // A page that goes away writes nothing more.
+    on_cleanup(move || {
+        if let Some(Some(handle)) = pending.try_get_value() {
+            handle.clear();
+        }
+    });
 }
 
 /// Replaces the address's query (no new history entry), keeping the path (the site may be

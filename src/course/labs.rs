@@ -6,8 +6,6 @@
 //! link is `?demo=N` plus every control that differs from the spec's value, written a
 //! moment after the last change, and read back through the same control table.
 
-use std::time::Duration;
-
 use leptos::prelude::*;
 use resilience_sim::resilience4j::{self, Instance};
 use resilience_sim::scenario::catalogue::{Lab, LabInfo};
@@ -15,7 +13,7 @@ use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 
 use crate::components::{message, ControlBinding, ControlList, LabState, Problems};
 use crate::course::{lab_text, LabText};
-use crate::nav::{current_query, replace_query, Location};
+use crate::nav::{address_follows, current_query, Location};
 use crate::url_state::{encode, is_foreign, query_pairs, PAGE_PARAMETERS};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::page_tools::{ConfigText, PageTools, TeacherNotes};
@@ -74,15 +72,10 @@ pub fn link_of<L: LabModel>(number: u32, session: &LabSession<L>) -> String {
 pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
     let (session, problems) = open_from_link::<L>(&current_query());
     let state = LabState::new(session);
-    Effect::new(move |_| {
-        let query = state.session.with(|s| link_of(number, s));
-        // A moment after the last change: a dragged slider needs only its last address.
-        if let Ok(handle) =
-            set_timeout_with_handle(move || replace_query(&query), Duration::from_millis(200))
-        {
-            on_cleanup(move || handle.clear());
-        }
-    });
+    address_follows(
+        move || state.session.track(),
+        move || state.session.try_with_untracked(|s| link_of(number, s)),
+    );
     (state, problems)
 }
 

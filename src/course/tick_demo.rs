@@ -13,7 +13,7 @@ use resilience_sim::ConfigError;
 
 use super::labs::config_text;
 use crate::course;
-use crate::nav::{replace_query, Location};
+use crate::nav::{address_follows, Location};
 use crate::settings_form::SettingsDraft;
 use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
@@ -150,17 +150,10 @@ pub fn TickDemo(
     let toggle_play = move || playing.set(!playing.get_untracked());
 
     // The address bar follows the session, so a link reproduces what the learner sees.
-    // Written a moment after the last change: `history.replaceState` costs about 1 ms in
-    // Chromium, half of a Next Tick's budget, and Play or a run of keypresses needs only
-    // the last address.
-    effect(move || {
-        let query = session.with(|s| url_of(demo_number, s)).to_query();
-        if let Ok(handle) =
-            set_timeout_with_handle(move || replace_query(&query), Duration::from_millis(200))
-        {
-            on_cleanup(move || handle.clear());
-        }
-    });
+    address_follows(
+        move || session.track(),
+        move || session.try_with_untracked(|s| url_of(demo_number, s).to_query()),
+    );
 
     // Play: one tick per interval until paused, the demo's last tick (Next Tick goes on for
     // those who want more), or the page goes away (the cleanup runs before each new run of
@@ -209,7 +202,11 @@ pub fn TickDemo(
 
     // What the controls show, read from the session.
     let tick = move || session.with(|s| s.tick());
-    let selects = move || session.with(|s| s.selects());
+    // The selects and fields follow the run's choices, not every tick: a property is set
+    // whenever its effect runs (Leptos does not compare), which costs a Next Tick time and
+    // would overwrite what a learner is typing while the demo plays.
+    let choices = Memo::new(move |_| session.with(|s| (s.selects(), s.seed())));
+    let selects = move || choices.with(|c| c.0);
     let recovering_from = move || match selects().0 {
         Behaviour::Recovering { healthy_from } => Some(healthy_from),
         _ => None,
@@ -375,7 +372,7 @@ pub fn TickDemo(
                     <label class="flaky-seed" hidden=live_attr(move || flaky_percent().is_none().then_some(""))>
                         <span>"seed"</span>
                         <input type="number" min="0" inputmode="numeric" data-testid="flaky-seed"
-                            prop:value=live(move || session.with(|s| s.seed()).to_string())
+                            prop:value=live(move || choices.with(|c| c.1).to_string())
                             on:change=change(on_seed) />
                     </label>
                     <label>
