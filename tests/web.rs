@@ -1030,3 +1030,20 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
         .contains("Scenario: must be one of"));
     assert!(page.text("payment-stack").contains("DECLINED"));
 }
+
+/// A field being typed in keeps its text while the demo goes on: the fields follow the
+/// run's choices, not every tick.
+#[wasm_bindgen_test]
+async fn typing_in_a_field_survives_the_next_tick() {
+    let page = Page::open("demo=5&changes=1.flaky-40&seed=7&t=4").await;
+    leptos::task::tick().await;
+    let seed: HtmlInputElement = page.one("flaky-seed").unchecked_into();
+    // Typed, not yet committed (no change event): what a learner has half written.
+    seed.set_value("12");
+    play(&page, 2).await;
+    assert_eq!(seed.value(), "12");
+    // Committed, the run takes it; the next tick keeps it.
+    fire(&seed, "change").await;
+    play(&page, 1).await;
+    assert_eq!(seed.value(), "12");
+}
