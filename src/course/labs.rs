@@ -3,8 +3,8 @@
 //! (`course::amplification`, `course::jitter`) only adds its figures and side widgets.
 //!
 //! The lab's state lives in the engine's [`LabSession`], in one signal ([`LabState`]); its
-//! link is `?demo=N` plus every control that differs from the spec's value, written a
-//! moment after the last change, and read back through the same control table.
+//! link is `?demo=N` plus every control that differs from the spec's value, written at most
+//! every 200 ms ([`address_follows`]), and read back through the same control table.
 
 use leptos::prelude::*;
 use resilience_sim::resilience4j::{self, Instance};

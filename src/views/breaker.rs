@@ -554,10 +554,19 @@ fn window_cells(
     }
 }
 
-/// An empty place in a window, with the shape of [`cell`]'s cells.
-const EMPTY_CELL: &str = "<li class=\"cell empty\"><span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>";
-/// A place kept for a cell the window may hold later.
-const EMPTY_CELL_HIDDEN: &str = "<li class=\"cell empty\" hidden><span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>";
+/// An empty place in a window, with the shape of [`cell`]'s cells; `hidden` when it is kept
+/// for a cell the window may hold later.
+macro_rules! empty_cell {
+    ($hidden:literal) => {
+        concat!(
+            "<li class=\"cell empty\"",
+            $hidden,
+            "><span class=\"mark\" aria-hidden=\"true\">·</span><span class=\"visually-hidden\">empty</span><span class=\"tag\" aria-hidden=\"true\">\u{200B}</span></li>"
+        )
+    };
+}
+const EMPTY_CELL: &str = empty_cell!("");
+const EMPTY_CELL_HIDDEN: &str = empty_cell!(" hidden");
 
 /// Why the window's failures are failures, counted by kind, in the order they first appear.
 ///
@@ -609,8 +618,8 @@ fn causes(entries: &[WindowEntry], m: &TickModel, h: &mut String) {
     h.raw(".</p>");
 }
 
-/// Kinds of failure the causes line keeps a place for (a tick demo's window holds one or
-/// two; a flaky recommendations with a bulkhead, three).
+/// Kinds of failure the causes line keeps a place for (the demos' windows hold one or two;
+/// more only make a new shape, which is slower, not wrong).
 const CAUSE_PLACES: usize = 3;
 
 #[cfg(test)]
