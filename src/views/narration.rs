@@ -50,21 +50,61 @@ pub(crate) fn draw_narration(s: &TickSession, h: &mut String) {
     h.raw("<p class=\"visually-hidden\">Tick ")
         .num(t.into())
         .raw(".</p><ol class=\"events\">");
-    let events = s.model().last_events();
-    for event in events {
-        h.raw("<li>").text(&event.narrate()).raw("</li>");
+    let mut items = 0;
+    let mut story_of = None;
+    for event in s.model().last_events() {
+        // What followed from a call (the breaker's record, the fallback, a failed payment)
+        // goes on that call's item, when it comes right after it: one item per call.
+        match (consequence_of(event), story_of) {
+            (Some(call), Some(open)) if call == open => {
+                h.raw(" ").text(&event.narrate());
+                continue;
+            }
+            _ => {}
+        }
+        if items > 0 {
+            h.raw("</li>");
+        }
+        h.raw("<li>").text(&event.narrate());
+        items += 1;
+        story_of = call_of(event);
     }
-    // Places for the usual most events, hidden when unused: the list keeps its shape from
+    if items > 0 {
+        h.raw("</li>");
+    }
+    // Places for the usual most items, hidden when unused: the list keeps its shape from
     // tick to tick, so a tick changes its texts instead of making new items.
-    for _ in events.len()..EVENT_PLACES {
+    for _ in items..EVENT_PLACES {
         h.raw("<li hidden>\u{200B}</li>");
     }
     h.raw("</ol>");
 }
 
 /// Items the tick's event list keeps whatever the tick's count (a busy tick of the course's
-/// demos has up to 13 events).
-const EVENT_PLACES: usize = 16;
+/// demos has up to 9 calls and state changes).
+const EVENT_PLACES: usize = 12;
+
+/// The call an event tells the fate of (sent, answered, refused).
+fn call_of(event: &TickEvent) -> Option<u64> {
+    match event {
+        TickEvent::Completed { call, .. }
+        | TickEvent::Sent { call, .. }
+        | TickEvent::AnsweredAtOnce { call, .. }
+        | TickEvent::Refused { call, .. } => Some(*call),
+        _ => None,
+    }
+}
+
+/// The call an event is a consequence of (recorded by the breaker, answered from the cache,
+/// a payment lost).
+fn consequence_of(event: &TickEvent) -> Option<u64> {
+    match event {
+        TickEvent::BreakerRecorded { call, .. }
+        | TickEvent::FallbackServed { call }
+        | TickEvent::PaymentFailed { call } => Some(*call),
+        _ => None,
+    }
+}
 
 /// Tick `t` in one line, for the live region: what changed, what the breaker did, what
 /// failed or was refused, and the threads recommendations holds after it.
@@ -203,6 +243,35 @@ mod tests {
             line_of(&s),
             "t = 3. 1 call found no free thread. 1 payment failed. Recommendations holds 6 of 6 threads."
         );
+    }
+
+    /// Demo 3 at t = 7 (spec): the two trial calls sent at t = 6 fail, the breaker records
+    /// both and goes back to OPEN, and the two new recommendations calls are refused. Each
+    /// call is one item with what followed from it; the state change is an item of its own.
+    #[test]
+    fn one_item_per_call_with_what_followed() {
+        let s = crate::views::test_support::session_at(3, 7);
+        let html = crate::views::test_support::html(draw_narration, &s);
+        let items: Vec<&str> = html
+            .split("<li>")
+            .skip(1)
+            .map(|i| i.split("</li>").next().unwrap_or(""))
+            .collect();
+        assert!(
+            items[0].starts_with("The recommendations call sent at t = 6 failed")
+                && items[0].contains("The breaker recorded a failure.")
+                && items[0].ends_with("The page showed the cached recommendations instead."),
+            "{items:#?}"
+        );
+        assert_eq!(items[2], "The breaker moved from HALF_OPEN to OPEN.");
+        let refused: Vec<_> = items
+            .iter()
+            .filter(|i| i.contains("refused by the breaker"))
+            .collect();
+        assert_eq!(refused.len(), 2, "{items:#?}");
+        assert!(refused
+            .iter()
+            .all(|i| i.ends_with("cached recommendations instead.")));
     }
 
     #[test]
