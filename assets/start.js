@@ -1,7 +1,111 @@
-// Starts the playground. A file rather than Trunk's inline start-up script, so the site
-// runs under a Content-Security-Policy without 'unsafe-inline' (see index.html). Trunk
-// writes the hashed names of the bindings and the wasm on this script's tag
-// (Trunk.toml: pattern_script).
-const tag = document.querySelector('script[data-wasm]');
-const { default: init } = await import(new URL(tag.dataset.js, document.baseURI).href);
-await init({ module_or_path: new URL(tag.dataset.wasm, document.baseURI) });
+// Starts the playground. The course is built in parts (src/part.rs), one wasm each, so a
+// demo opened alone or embedded downloads only its own part. This file picks the part from
+// the address, loads it, and prefetches the parts of the demos the page links to once
+// those links come into view or the browser is idle.
+//
+// A file rather than an inline script: the site runs under a Content-Security-Policy
+// without 'unsafe-inline' (see index.html). PART_OF_DEMO must be src/part.rs's table (a
+// test compares them); FILES is written at build time by scripts/hash-parts.mjs (Trunk's
+// post_build hook) with each part's hashed file names.
+
+const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox-and-pool', 11: 'sandbox-and-pool', 12: 'brownout', 13: 'checkout'};
+const TOOLS = 'course-tools';
+const FILES = {};
+
+const base = document.baseURI;
+const url = (name) => new URL(name, base).href;
+
+// The same reading of the query as the app's (src/url_state.rs): the last valid `demo`
+// wins, a bad one opens Demo 1; `overview` as a flag.
+function partOf(search) {
+  let part = 'tick-demos';
+  let overview = false;
+  for (const pair of search.replace(/^\?/, '').split('&')) {
+    const [key, value = ''] = pair.split('=');
+    if (key === 'demo' && /^\+?[0-9]{1,10}$/.test(value) && PART_OF_DEMO[Number(value)]) {
+      part = PART_OF_DEMO[Number(value)];
+    } else if (key === 'overview' && ['', '1', 'true'].includes(value)) {
+      overview = true;
+    }
+  }
+  return overview ? TOOLS : part;
+}
+
+// A part's bindings, loaded once: the wasm is fetched while the bindings load.
+const loading = new Map();
+function load(part) {
+  if (!loading.has(part)) {
+    const files = FILES[part];
+    const wasm = fetch(url(files.wasm));
+    loading.set(part, import(url(files.js)).then(async (bindings) => {
+      await bindings.default({ module_or_path: wasm });
+      return bindings;
+    }));
+  }
+  return loading.get(part);
+}
+
+// The tools part, for the app: `globalThis.resiliencePlaygroundTools()` resolves to its
+// exports (src/tools.rs), loaded on first use.
+globalThis.resiliencePlaygroundTools = () => load(TOOLS);
+
+const prefetched = new Set();
+function prefetch(part) {
+  if (prefetched.has(part) || loading.has(part) || !FILES[part]) return;
+  prefetched.add(part);
+  for (const name of [FILES[part].js, FILES[part].wasm]) {
+    const link = document.createElement('link');
+    link.rel = 'prefetch';
+    link.href = url(name);
+    document.head.append(link);
+  }
+}
+
+function partOfLink(a) {
+  const href = a.getAttribute('href');
+  if (!href || !href.startsWith('?')) return null;
+  return partOf(href);
+}
+
+// Links into another part: prefetched when they come into view, or when the browser is
+// idle for the pager's (the next and previous demo).
+const seen = new WeakSet();
+const inView = 'IntersectionObserver' in window
+  ? new IntersectionObserver((entries) => {
+      for (const e of entries) {
+        if (e.isIntersecting) {
+          const part = partOfLink(e.target);
+          if (part) prefetch(part);
+          inView.unobserve(e.target);
+        }
+      }
+    })
+  : null;
+const idle = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
+let scheduled = false;
+function watchLinks() {
+  scheduled = false;
+  for (const a of document.querySelectorAll('a[href^="?"]')) {
+    if (seen.has(a)) continue;
+    seen.add(a);
+    if (a.closest('.demo-pager')) {
+      const part = partOfLink(a);
+      if (part) prefetch(part);
+    } else if (inView) {
+      inView.observe(a);
+    }
+  }
+}
+function schedule() {
+  if (!scheduled) {
+    scheduled = true;
+    idle(watchLinks);
+  }
+}
+
+const running = partOf(location.search);
+const bindings = await load(running);
+if (running === TOOLS) bindings.mount_overview();
+prefetched.add(running);
+schedule();
+new MutationObserver(schedule).observe(document.body, { childList: true, subtree: true });

@@ -7,17 +7,151 @@ use std::any::Any;
 use leptos::ev;
 use leptos::mount::mount_to;
 use leptos::prelude::*;
-use resilience_sim::scenario::catalogue;
+use resilience_sim::scenario::catalogue::{self, Lab};
 
-use crate::course::labs::LabPage;
 use crate::course::overview::Overview;
 use crate::course::tick_demo::TickDemo;
 use crate::embed;
 use crate::nav::{read_location, set_document_title, DemoLink, Location};
+use crate::part::{self, Part};
 use crate::views::html::{click, effect, Html};
 
+/// Mounts the page of demo `number` (0: the overview) in `main`, if this part has it; the
+/// handle keeps the page alive, and dropping it unmounts the page.
+pub type Pages = fn(u32, web_sys::HtmlElement, RwSignal<Location>) -> Option<Box<dyn Any>>;
+
+/// Starts part `part` of the course (each binary's `main`) with the pages it has.
+pub fn mount(part: Part, pages: Pages) {
+    part::set_running(part);
+    leptos::mount::mount_to_body(move || view! { <App pages=pages /> });
+}
+
+/// Demos 1-7.
+pub fn tick_demos_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    catalogue::demo(number)?;
+    let Location {
+        state, problems, ..
+    } = location.get_untracked();
+    Some(Box::new(mount_to(main, move || {
+        view! { <TickDemo initial=state problems=problems location=location /> }
+    })))
+}
+
+/// Demos 8 and 9.
+pub fn retry_labs_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::{amplification::AmplificationPage, jitter::JitterPage};
+    let info = *catalogue::lab(number)?;
+    Some(match info.lab {
+        Lab::Amplification => lab_page(main, move || {
+            view! { <AmplificationPage info=info location=location /> }
+        }),
+        Lab::Jitter => lab_page(
+            main,
+            move || view! { <JitterPage info=info location=location /> },
+        ),
+        _ => return None,
+    })
+}
+
+/// Demos 10 and 11.
+pub fn sandbox_and_pool_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::{pool::PoolPage, sandbox::SandboxPage};
+    let info = *catalogue::lab(number)?;
+    Some(match info.lab {
+        Lab::Sandbox => lab_page(
+            main,
+            move || view! { <SandboxPage info=info location=location /> },
+        ),
+        Lab::Pool => lab_page(
+            main,
+            move || view! { <PoolPage info=info location=location /> },
+        ),
+        _ => return None,
+    })
+}
+
+/// Demo 12.
+pub fn brownout_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::brownout::BrownoutPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Brownout)?;
+    Some(lab_page(
+        main,
+        move || view! { <BrownoutPage info=info location=location /> },
+    ))
+}
+
+/// Demo 13.
+pub fn checkout_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::checkout::CheckoutPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Checkout)?;
+    Some(lab_page(
+        main,
+        move || view! { <CheckoutPage info=info location=location /> },
+    ))
+}
+
+/// The teachers' overview (page 0).
+pub fn course_tools_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    (number == 0).then(|| -> Box<dyn Any> {
+        Box::new(mount_to(
+            main,
+            move || view! { <Overview location=location /> },
+        ))
+    })
+}
+
+/// Every page of the course in one wasm: the library's browser tests.
+pub fn every_page(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    let pages: [Pages; 6] = [
+        tick_demos_pages,
+        retry_labs_pages,
+        sandbox_and_pool_pages,
+        brownout_pages,
+        checkout_pages,
+        course_tools_pages,
+    ];
+    pages
+        .into_iter()
+        .find_map(|pages| pages(number, main.clone(), location))
+}
+
+fn lab_page<V: IntoView + 'static>(
+    main: web_sys::HtmlElement,
+    page: impl FnOnce() -> V + 'static,
+) -> Box<dyn Any> {
+    Box::new(mount_to(main, page))
+}
+
 #[component]
-pub fn App() -> impl IntoView {
+pub fn App(pages: Pages) -> impl IntoView {
     let location = RwSignal::new(read_location());
     let popstate = window_event_listener(ev::popstate, move |_| location.set(read_location()));
     on_cleanup(move || popstate.remove());
@@ -37,21 +171,16 @@ pub fn App() -> impl IntoView {
         }
         let navigated = page.is_some();
         drop(page.take());
-        let mounted: Box<dyn Any> = match catalogue::lab(number) {
-            _ if number == 0 => Box::new(mount_to(main.clone(), move || {
-                view! { <Overview location=location /> }
-            })),
-            Some(info) => Box::new(mount_to(main.clone(), move || {
-                view! { <LabPage info=*info location=location /> }
-            })),
-            None => {
-                let Location {
-                    state, problems, ..
-                } = location.get_untracked();
-                Box::new(mount_to(main.clone(), move || {
-                    view! { <TickDemo initial=state problems=problems location=location /> }
-                }))
-            }
+        let Some(mounted) = pages(number, main.clone().into(), location) else {
+            // Another part has this page (start.js and the app read the address alike,
+            // so only an odd spelling of the number lands here): load it by its plain link.
+            let query = if embedded {
+                format!("?demo={number}&embed=1")
+            } else {
+                format!("?demo={number}")
+            };
+            let _ = window().location().replace(&query);
+            return;
         };
         page.replace((number, mounted));
         // Every page has its own title, demo or lab, set again on Back and Forward.

@@ -10,11 +10,8 @@ pub mod course;
 pub mod embed;
 pub mod format;
 pub mod nav;
+pub mod part;
 pub mod settings_form;
+pub mod tools;
 pub mod url_state;
 pub mod views;
-
-/// Mounts the playground on the page's `<body>`.
-pub fn mount() {
-    leptos::mount::mount_to_body(app::App);
-}

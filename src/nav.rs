@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
 use crate::embed;
+use crate::part;
 use crate::url_state::UrlState;
 use crate::views::html::{click, effect, live_attr};
 
@@ -69,7 +70,8 @@ pub fn DemoLink(
             target=embedded.then_some("_blank") rel=embedded.then_some("noopener")
             aria-current=live_attr(move || current().then_some("page"))
             on:click=click(move |e| {
-                if embedded || e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key() || e.button() != 0 {
+                // A demo of another part of the course is a page load (src/part.rs).
+                if embedded || !part::opens_in_place(number) || e.ctrl_key() || e.meta_key() || e.shift_key() || e.alt_key() || e.button() != 0 {
                     return;
                 }
                 e.prevent_default();

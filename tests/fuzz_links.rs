@@ -33,7 +33,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{FileFailurePersistence, TestRunner};
 
-use resilience_playground::course::labs::open_from_link;
+use resilience_playground::course::lab_frame::open_from_link;
 use resilience_playground::settings_form::{FieldKind, SettingsDraft, FIELDS};
 use resilience_playground::url_state::{encode, UrlState};
 use resilience_sim::model::tick::{tick_breaker_config, tick_bulkhead_config, Behaviour};

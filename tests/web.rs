@@ -19,6 +19,50 @@ fn document() -> web_sys::Document {
     web_sys::window().unwrap().document().unwrap()
 }
 
+/// What `assets/start.js` gives the page in the bundle: the tools part's exports, here the
+/// same functions of this wasm behind the same JavaScript interface.
+fn install_tools() {
+    use resilience_playground::tools::exports;
+    use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::JsValue;
+    let tools = js_sys::Object::new();
+    let set = |name: &str, f: JsValue| {
+        js_sys::Reflect::set(&tools, &name.into(), &f).unwrap();
+    };
+    set(
+        "teacher_notes_html",
+        Closure::<dyn Fn(u32) -> String>::new(exports::teacher_notes_html).into_js_value(),
+    );
+    set(
+        "resilience4j_text",
+        Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(exports::resilience4j_text)
+            .into_js_value(),
+    );
+    set(
+        "read_resilience4j",
+        Closure::<dyn Fn(String) -> Result<JsValue, JsValue>>::new(|t: String| {
+            exports::read_resilience4j(&t)
+        })
+        .into_js_value(),
+    );
+    set(
+        "embed_snippets",
+        Closure::<dyn Fn(String, String, String) -> Result<JsValue, JsValue>>::new(
+            |b: String, l: String, t: String| exports::embed_snippets(&b, &l, &t),
+        )
+        .into_js_value(),
+    );
+    let tools = JsValue::from(tools);
+    let load =
+        Closure::<dyn Fn() -> js_sys::Promise>::new(move || js_sys::Promise::resolve(&tools));
+    js_sys::Reflect::set(
+        &js_sys::global(),
+        &"resiliencePlaygroundTools".into(),
+        &load.into_js_value(),
+    )
+    .unwrap();
+}
+
 impl Page {
     async fn open(query: &str) -> Page {
         let window = web_sys::window().unwrap();
@@ -34,9 +78,11 @@ impl Page {
             .unwrap();
         let host: HtmlElement = document().create_element("div").unwrap().unchecked_into();
         document().body().unwrap().append_child(&host).unwrap();
+        install_tools();
         let handle = mount_to(host.clone(), || {
             use leptos::prelude::IntoAny;
-            leptos::prelude::view! { <resilience_playground::app::App /> }.into_any()
+            use resilience_playground::app::{every_page, App};
+            leptos::prelude::view! { <App pages=every_page /> }.into_any()
         });
         leptos::task::tick().await;
         Page {

@@ -10,7 +10,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::Section;
 use resilience_sim::scenario::labs::AmplificationLab;
 
-use super::labs::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, ControlList, Figure};
 use crate::format::{fixed, seconds, trim};
 use crate::nav::Location;

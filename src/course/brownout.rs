@@ -23,7 +23,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{ControlKind, ControlValue, LabSession};
 use wasm_bindgen::JsCast;
 
-use super::labs::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools, LabFrame};
 use super::pool::secs;
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::{f64_text, fixed, rate};
@@ -1263,7 +1263,7 @@ mod tests {
     use super::*;
 
     fn run_of(link: &[(&str, &str)]) -> (BrownoutConfig, BrownoutRun) {
-        let (lab, run) = super::super::labs::opened::<BrownoutLab>(link);
+        let (lab, run) = super::super::lab_frame::opened::<BrownoutLab>(link);
         (lab.config, run)
     }
 
@@ -1545,8 +1545,9 @@ mod tests {
     /// on the spec's value.
     #[test]
     fn a_bad_link_value_is_named_and_the_spec_value_is_used() {
-        let (session, problems) =
-            super::super::labs::open_from_link::<BrownoutLab>("?demo=12&queueCapacity=-5&fixes=2");
+        let (session, problems) = super::super::lab_frame::open_from_link::<BrownoutLab>(
+            "?demo=12&queueCapacity=-5&fixes=2",
+        );
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(
             problems[0].starts_with(

@@ -15,7 +15,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
 use resilience_sim::Outcome;
 
-use super::labs::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, Figure};
 use crate::format::seconds;
 use crate::nav::Location;
@@ -561,7 +561,7 @@ mod tests {
     use super::*;
 
     fn run_of(link: &[(&str, &str)]) -> (CheckoutConfig, CheckoutRun) {
-        let (lab, run) = super::super::labs::opened::<CheckoutLab>(link);
+        let (lab, run) = super::super::lab_frame::opened::<CheckoutLab>(link);
         (lab.config, run)
     }
 

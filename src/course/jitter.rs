@@ -9,7 +9,7 @@ use resilience_sim::policy::retry::Jitter;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::labs::JitterLab;
 
-use super::labs::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, Figure};
 use crate::format::{seconds, trim};
 use crate::nav::Location;

@@ -69,7 +69,7 @@ const TEXTS: [DemoText; 7] = [
     },
 ];
 
-pub mod labs;
+pub mod lab_frame;
 pub mod pool;
 pub mod sandbox;
 pub mod teacher;

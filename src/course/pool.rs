@@ -12,7 +12,7 @@ use resilience_sim::model::shared_pool::{
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::pool_lab::PoolLab;
 
-use super::labs::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, Figure};
 use crate::format::{fixed, trim};
 use crate::nav::Location;
@@ -364,7 +364,7 @@ mod tests {
     use super::*;
 
     fn run_of(link: &[(&str, &str)]) -> (SharedPoolConfig, SharedPoolRun) {
-        let (lab, run) = super::super::labs::opened::<PoolLab>(link);
+        let (lab, run) = super::super::lab_frame::opened::<PoolLab>(link);
         (lab.config, run)
     }
 

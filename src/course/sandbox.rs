@@ -25,7 +25,7 @@ use resilience_sim::scenario::sandbox::{
 use resilience_sim::Millis;
 use wasm_bindgen::JsCast;
 
-use super::labs::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, message, LabState};
 use crate::format::trim;
 use crate::nav::Location;
@@ -299,8 +299,7 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     let controls = bind_all(state);
     // A pasted Resilience4j fragment replaces the breaker's settings, all or nothing; the
     // effect above then replays the session with them.
-    let import = Callback::new(move |text: String| {
-        let instances = resilience4j::read(&text)?;
+    let import = Callback::new(move |instances: Vec<resilience4j::Instance>| {
         // On a copy: a refusal leaves the page's session as it was.
         let mut next = session.get_untracked();
         let notes = resilience4j::apply_to_sandbox(&mut next, &instances)?;

@@ -11,7 +11,6 @@ use resilience_sim::scenario::session::TickSession;
 use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
 
-use super::labs::config_text;
 use crate::course;
 use crate::nav::{address_follows, Location};
 use crate::settings_form::SettingsDraft;
@@ -276,10 +275,9 @@ pub fn TickDemo(
             .to_query()
     });
     let config = Callback::new(move |_| {
-        session.with_untracked(|s| config_text(&resilience4j::tick_instances(&s.scenario().tick)))
+        session.with_untracked(|s| resilience4j::tick_instances(&s.scenario().tick))
     });
-    let import = Callback::new(move |text: String| {
-        let instances = resilience4j::read(&text)?;
+    let import = Callback::new(move |instances: Vec<resilience4j::Instance>| {
         let (breaker, bulkhead) = session
             .with_untracked(|s| resilience4j::apply_to_tick(&s.scenario().tick, &instances))?;
         let mut configs = Some((breaker, bulkhead));

@@ -3,68 +3,81 @@
 //! YAML and Java, and on the pages that take one, a fragment pasted back), and the notes
 //! for teachers. Both dialogs are native `<dialog>`s opened with `showModal`: the browser
 //! keeps focus inside, closes on Escape and returns focus to the button.
+//!
+//! What the dialogs and the notes show comes from the tools part ([`crate::tools`]),
+//! loaded the first time one is opened: the page itself carries only their frames.
 
 use leptos::html::Dialog;
 use leptos::prelude::*;
+use leptos::task::spawn_local;
+use resilience_sim::resilience4j::Instance;
 use wasm_bindgen::JsCast;
 
 use super::html::{change, click, live, live_attr, Html};
-use crate::course::overview::notes_html;
-use crate::embed::{site_base, snippets};
+use crate::embed::{site_base, Snippets};
+use crate::tools;
 
-/// What the config dialog shows: Spring Boot YAML and Java.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct ConfigText {
-    pub yaml: String,
-    pub java: String,
-}
+pub use crate::tools::ConfigText;
 
 /// The buttons and their dialogs. `link` is the page's own link (`demo=5&t=3&…`);
-/// `config` the current settings in Resilience4j's words; `import`, where the page takes a
-/// pasted fragment, applies one and says what it did, or returns one line per problem
-/// (and changes nothing).
+/// `config` the current settings as Resilience4j instances; `import`, where the page takes
+/// a pasted fragment, applies the instances read from it and says what it did, or returns
+/// one line per problem (and changes nothing).
 #[component]
 pub fn PageTools(
     number: u32,
     title: &'static str,
     embedded: bool,
     link: Callback<(), String>,
-    config: Callback<(), ConfigText>,
-    import: Option<Callback<String, Result<String, Vec<String>>>>,
+    config: Callback<(), Vec<Instance>>,
+    import: Option<Callback<Vec<Instance>, Result<String, Vec<String>>>>,
 ) -> impl IntoView {
     let embed_dialog = NodeRef::<Dialog>::new();
     let config_dialog = NodeRef::<Dialog>::new();
     let with_state = RwSignal::new(false);
-    let shown_link = RwSignal::new(String::new());
     let shown_config = RwSignal::new(ConfigText::default());
     let status = RwSignal::new(String::new());
     let import_text = RwSignal::new(String::new());
     let import_errors = RwSignal::new(Vec::<String>::new());
 
-    let snippet = move || {
-        let page = window().location().href().unwrap_or_default();
-        let link = if with_state.get() {
-            shown_link.get()
-        } else {
-            format!("demo={number}")
-        };
-        snippets(
-            site_base(&page),
-            &link,
-            &format!("Resilience Playground — Demo {number}: {title}"),
-        )
-    };
+    // Both snippets, of the demo alone and of where the learner is: [plain, with state].
+    let shown_snippets = RwSignal::new([Snippets::default(), Snippets::default()]);
+    let snippet = move || shown_snippets.with(|s| s[usize::from(with_state.get())].clone());
     let open_embed = click(move |_| {
-        shown_link.set(link.run(()));
-        status.set(String::new());
+        status.set("Loading…".into());
         if let Some(d) = embed_dialog.get() {
             let _ = d.show_modal();
         }
+        let page = window().location().href().unwrap_or_default();
+        let base = site_base(&page).to_string();
+        let links = [format!("demo={number}"), link.run(())];
+        let title = format!("Resilience Playground — Demo {number}: {title}");
+        spawn_local(async move {
+            let mut both = [Snippets::default(), Snippets::default()];
+            for (shown, link) in both.iter_mut().zip(&links) {
+                match tools::embed_snippets(&base, link, &title).await {
+                    Ok(s) => *shown = s,
+                    Err(e) => return status.set(e),
+                }
+            }
+            shown_snippets.set(both);
+            status.set(String::new());
+        });
     });
+    let show_config = move || {
+        let instances = config.run(());
+        spawn_local(async move {
+            match tools::resilience4j_text(&instances).await {
+                Ok(text) => shown_config.set(text),
+                Err(e) => status.set(e),
+            }
+        });
+    };
     let open_config = click(move |_| {
-        shown_config.set(config.run(()));
+        shown_config.set(ConfigText::default());
         status.set(String::new());
         import_errors.set(Vec::new());
+        show_config();
         if let Some(d) = config_dialog.get() {
             let _ = d.show_modal();
         }
@@ -87,17 +100,25 @@ pub fn PageTools(
     };
     let apply_import = click(move |_| {
         let Some(import) = import else { return };
-        match import.run(import_text.get_untracked()) {
-            Ok(done) => {
-                import_errors.set(Vec::new());
-                shown_config.set(config.run(()));
-                status.set(done);
+        let text = import_text.get_untracked();
+        spawn_local(async move {
+            let applied = match tools::read_resilience4j(&text).await {
+                Ok(read) => read.and_then(|instances| import.run(instances)),
+                Err(e) => return status.set(e),
+            };
+            match applied {
+                Ok(done) => {
+                    import_errors.set(Vec::new());
+                    show_config();
+                    status.set(done);
+                }
+                Err(lines) => {
+                    status
+                        .set("Nothing was applied: fix the lines below and read it again.".into());
+                    import_errors.set(lines);
+                }
             }
-            Err(lines) => {
-                status.set("Nothing was applied: fix the lines below and read it again.".into());
-                import_errors.set(lines);
-            }
-        }
+        });
     });
     let errors_html = live(move || {
         let mut h = String::new();
@@ -169,14 +190,39 @@ pub fn PageTools(
     }
 }
 
-/// The notes for teachers of demo `number`, folded away under the page.
+/// The notes for teachers of demo `number`, folded away under the page; loaded from the
+/// tools part when first unfolded.
 #[component]
 pub fn TeacherNotes(number: u32) -> impl IntoView {
-    let mut h = String::new();
-    h.raw("<summary>For teachers</summary>");
-    notes_html(number, &mut h);
-    h.raw("<p><a href=\"?overview=1\">Every demo at a glance, ready to print</a></p>");
-    view! { <details class="panel teacher-notes" data-testid="teacher-notes" inner_html=h></details> }
+    let notes = RwSignal::new(None::<String>);
+    let toggled = move |e: leptos::ev::Event| {
+        let open = e
+            .current_target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlDetailsElement>().ok())
+            .is_some_and(|d| d.open());
+        if !open || notes.with_untracked(Option::is_some) {
+            return;
+        }
+        notes.set(Some(String::new()));
+        spawn_local(async move {
+            let html = match tools::teacher_notes_html(number).await {
+                Ok(html) => html,
+                Err(e) => {
+                    let mut h = String::new();
+                    h.raw("<p>").text(&e).raw("</p>");
+                    h
+                }
+            };
+            notes.set(Some(html));
+        });
+    };
+    view! {
+        <details class="panel teacher-notes" data-testid="teacher-notes" on:toggle=toggled>
+            <summary>"For teachers"</summary>
+            <div aria-live="polite" inner_html=live(move || notes.get().unwrap_or_default())></div>
+            <p><a href="?overview=1">"Every demo at a glance, ready to print"</a></p>
+        </details>
+    }
 }
 
 fn copy(text: String, status: RwSignal<String>) {

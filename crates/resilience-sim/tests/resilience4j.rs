@@ -3,6 +3,7 @@
 //! (`Common*ConfigurationProperties`) and ../shared/spec/01-tick-model.md's; bad input is
 //! one line per problem with its line number, and nothing is applied.
 
+use resilience_sim::resilience4j::labs::LabResilience4j;
 use std::collections::BTreeMap;
 
 use proptest::prelude::*;
@@ -20,7 +21,6 @@ use resilience_sim::resilience4j::{
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::catalogue;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
-use resilience_sim::scenario::lab_session::LabModel;
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
 use resilience_sim::scenario::sandbox::{BreakerSandbox, SandboxSettings};

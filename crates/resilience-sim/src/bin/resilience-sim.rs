@@ -2,6 +2,7 @@
 //!
 //! Output is JSON on stdout. Bad input gives a one-line error on stderr and exit code 2.
 
+use resilience_sim::resilience4j::labs::LabResilience4j;
 use std::io::Write;
 use std::process::ExitCode;
 

@@ -40,8 +40,10 @@ use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, SlidingWindowType, State,
 };
-use crate::scenario::MAX_TICKS;
 use crate::Millis;
+
+/// The longest run of the tick model, so a typo cannot ask for a billion ticks.
+pub const MAX_TICKS: u32 = 100_000;
 
 /// One tick is one second of virtual time for the policies.
 pub const TICK_MS: Millis = 1_000;

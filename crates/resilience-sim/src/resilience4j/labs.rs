@@ -1,7 +1,7 @@
-//! The labs' settings as Resilience4j instances (Demos 8 to 13), for
-//! [`LabModel::resilience4j`](crate::scenario::lab_session::LabModel::resilience4j): what
+//! The labs' settings as Resilience4j instances (Demos 8 to 13), [`LabResilience4j`]: what
 //! Resilience4j can express exactly, and a note for each thing it cannot (a retry budget,
-//! full, equal or decorrelated jitter, a fallback, the lab's load model).
+//! full, equal or decorrelated jitter, a fallback, the lab's load model). The exporter
+//! depends on the labs' tables, never the other way.
 
 use super::{cat, int, num, Instance, PolicyConfig};
 use crate::duration::format_duration;
@@ -19,6 +19,30 @@ use crate::scenario::checkout_lab::CheckoutLab;
 use crate::scenario::labs::{AmplificationLab, JitterLab};
 use crate::scenario::pool_lab::PoolLab;
 use crate::scenario::sandbox::SandboxSettings;
+
+/// A lab's config as Resilience4j instances ("Show as Resilience4j config").
+pub trait LabResilience4j {
+    fn resilience4j(&self) -> Vec<Instance>;
+}
+
+macro_rules! lab_resilience4j {
+    ($($lab:ty => $export:ident),* $(,)?) => {$(
+        impl LabResilience4j for $lab {
+            fn resilience4j(&self) -> Vec<Instance> {
+                $export(self)
+            }
+        }
+    )*};
+}
+
+lab_resilience4j! {
+    AmplificationLab => amplification,
+    JitterLab => jitter,
+    SandboxSettings => sandbox,
+    PoolLab => pool,
+    BrownoutLab => brownout,
+    CheckoutLab => checkout,
+}
 
 /// The note for a jitter mode Resilience4j does not have.
 fn jitter_note(jitter: Jitter) -> Option<String> {

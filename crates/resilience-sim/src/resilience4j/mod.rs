@@ -68,8 +68,9 @@ pub const MAX_DEPTH: usize = 32;
 /// learner sees at once that the class is theirs to write.
 pub const MADE_UP_PACKAGE: &str = "com.example.shop.";
 
-/// One policy's settings, as the engine holds them.
-#[derive(Debug, Clone, PartialEq)]
+/// One policy's settings, as the engine holds them. Serde carries instances between the
+/// course's wasm parts (the writer and the reader load with the config dialog).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum PolicyConfig {
     CircuitBreaker(CircuitBreakerConfig),
     Bulkhead(BulkheadConfig),
@@ -133,7 +134,7 @@ impl PolicyConfig {
 }
 
 /// A named policy instance: `resilience4j.<kind>.instances.<name>`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Instance {
     pub name: String,
     pub config: PolicyConfig,

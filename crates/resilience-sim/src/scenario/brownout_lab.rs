@@ -327,10 +327,6 @@ impl LabModel for BrownoutLab {
     fn run(&self) -> Result<Self::Run, ConfigError> {
         brownout::run(&self.config)
     }
-
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance> {
-        crate::resilience4j::labs::brownout(self)
-    }
 }
 
 #[cfg(test)]

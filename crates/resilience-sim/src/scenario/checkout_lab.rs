@@ -119,8 +119,4 @@ impl LabModel for CheckoutLab {
     fn run(&self) -> Result<Self::Run, ConfigError> {
         checkout::run(&self.config)
     }
-
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance> {
-        crate::resilience4j::labs::checkout(self)
-    }
 }

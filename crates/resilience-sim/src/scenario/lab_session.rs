@@ -30,9 +30,6 @@ pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
     fn validate(&self) -> Result<(), ConfigError>;
     /// Runs the model (validates first; never panics).
     fn run(&self) -> Result<Self::Run, ConfigError>;
-    /// The current config as Resilience4j instances ("Show as Resilience4j config"): what
-    /// Resilience4j expresses exactly, and a note for what it cannot.
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance>;
 }
 
 /// What kind of value a control holds, and how the page shows it.

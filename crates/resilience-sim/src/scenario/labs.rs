@@ -276,10 +276,6 @@ impl LabModel for AmplificationLab {
     fn run(&self) -> Result<Self::Run, ConfigError> {
         amplification::run_all(&self.config)
     }
-
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance> {
-        crate::resilience4j::labs::amplification(self)
-    }
 }
 
 type B = JitterLab;
@@ -396,9 +392,5 @@ impl LabModel for JitterLab {
                 })
             })
             .collect()
-    }
-
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance> {
-        crate::resilience4j::labs::jitter(self)
     }
 }

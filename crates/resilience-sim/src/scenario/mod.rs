@@ -26,7 +26,7 @@ use crate::model::tick::{Behaviour, Protection, TickConfig, TickEvent, TickModel
 
 /// Default and upper bound of a run's length, so a typo cannot ask for a billion ticks.
 pub const DEFAULT_TICKS: u32 = 6;
-pub const MAX_TICKS: u32 = 100_000;
+pub use crate::model::tick::MAX_TICKS;
 
 /// Which model a scenario runs.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -273,8 +273,4 @@ impl LabModel for PoolLab {
     fn run(&self) -> Result<Self::Run, ConfigError> {
         shared_pool::run(&self.config)
     }
-
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance> {
-        crate::resilience4j::labs::pool(self)
-    }
 }

@@ -800,10 +800,6 @@ impl LabModel for SandboxSettings {
             half_open_decision_calls: c.half_open_decision_calls(),
         })
     }
-
-    fn resilience4j(&self) -> Vec<crate::resilience4j::Instance> {
-        crate::resilience4j::labs::sandbox(self)
-    }
 }
 
 // ---------------------------------------------------------------------------------------

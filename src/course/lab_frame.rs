@@ -7,8 +7,9 @@
 //! every 200 ms ([`address_follows`]), and read back through the same control table.
 
 use leptos::prelude::*;
-use resilience_sim::resilience4j::{self, Instance};
-use resilience_sim::scenario::catalogue::{Lab, LabInfo};
+use resilience_sim::resilience4j::labs::LabResilience4j;
+use resilience_sim::resilience4j::Instance;
+use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 
 use crate::components::{message, ControlBinding, ControlList, LabState, Problems};
@@ -16,31 +17,7 @@ use crate::course::{lab_text, LabText};
 use crate::nav::{address_follows, current_query, Location};
 use crate::url_state::{encode, is_foreign, query_pairs, PAGE_PARAMETERS};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{ConfigText, PageTools, TeacherNotes};
-
-/// Opens the lab of `info` on the page's address.
-#[component]
-pub fn LabPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
-    match info.lab {
-        Lab::Amplification => {
-            view! { <super::amplification::AmplificationPage info=info location=location /> }
-                .into_any()
-        }
-        Lab::Jitter => {
-            view! { <super::jitter::JitterPage info=info location=location /> }.into_any()
-        }
-        Lab::Sandbox => {
-            view! { <super::sandbox::SandboxPage info=info location=location /> }.into_any()
-        }
-        Lab::Pool => view! { <super::pool::PoolPage info=info location=location /> }.into_any(),
-        Lab::Brownout => {
-            view! { <super::brownout::BrownoutPage info=info location=location /> }.into_any()
-        }
-        Lab::Checkout => {
-            view! { <super::checkout::CheckoutPage info=info location=location /> }.into_any()
-        }
-    }
-}
+use crate::views::page_tools::{PageTools, TeacherNotes};
 
 /// The session the address asks for, and a message per parameter of ours it could not
 /// use (someone else's parameters, such as `utm_source`, are ignored without a word).
@@ -80,15 +57,11 @@ pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
 }
 
 /// What a lab's page tools read from its session: its link, and its settings in
-/// Resilience4j's words (the engine's mapping, [`LabModel::resilience4j`]).
-pub fn tools<L: LabModel>(number: u32, state: LabState<L>) -> LabTools {
+/// Resilience4j's words (the engine's mapping, [`LabResilience4j`]).
+pub fn tools<L: LabModel + LabResilience4j>(number: u32, state: LabState<L>) -> LabTools {
     LabTools {
         link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
-        config: Callback::new(move |_| {
-            state
-                .session
-                .with_untracked(|s| config_text(&s.config().resilience4j()))
-        }),
+        config: Callback::new(move |_| state.session.with_untracked(|s| s.config().resilience4j())),
     }
 }
 
@@ -96,15 +69,7 @@ pub fn tools<L: LabModel>(number: u32, state: LabState<L>) -> LabTools {
 #[derive(Clone, Copy)]
 pub struct LabTools {
     pub link: Callback<(), String>,
-    pub config: Callback<(), ConfigText>,
-}
-
-/// Instances as the config dialog shows them.
-pub fn config_text(instances: &[Instance]) -> ConfigText {
-    ConfigText {
-        yaml: resilience4j::to_yaml(instances),
-        java: resilience4j::to_java(instances),
-    }
+    pub config: Callback<(), Vec<Instance>>,
 }
 
 /// The page around a lab's figures: header, problems, figures beside the controls (with
@@ -117,7 +82,7 @@ pub fn LabFrame(
     tools: LabTools,
     /// Where the page takes a pasted Resilience4j fragment (the breaker sandbox).
     #[prop(optional)]
-    import: Option<Callback<String, Result<String, Vec<String>>>>,
+    import: Option<Callback<Vec<Instance>, Result<String, Vec<String>>>>,
     /// The lab's controls ([`crate::components::bind_all`]).
     controls: Vec<ControlBinding>,
     refused: RwSignal<Option<String>>,

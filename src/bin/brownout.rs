@@ -1,0 +1,9 @@
+//! The part of the course with Demo 12, the pricing brownout ([`resilience_playground::part`]).
+
+use resilience_playground::app::{self, mount};
+use resilience_playground::part::Part;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    mount(Part::Brownout, app::brownout_pages);
+}

@@ -1,0 +1,39 @@
+//! The `course-tools` part ([`resilience_playground::part`]): the teachers' overview page,
+//! and the tools any page loads when a learner opens one ([`resilience_playground::tools`]).
+//! Loaded for a tool, it mounts nothing: `assets/start.js` calls [`mount_overview`] only
+//! on the overview's address.
+
+use resilience_playground::app::{self, mount};
+use resilience_playground::part::Part;
+use resilience_playground::tools::exports;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsValue;
+
+fn main() {
+    console_error_panic_hook::set_once();
+}
+
+#[wasm_bindgen]
+pub fn mount_overview() {
+    mount(Part::CourseTools, app::course_tools_pages);
+}
+
+#[wasm_bindgen]
+pub fn teacher_notes_html(number: u32) -> String {
+    exports::teacher_notes_html(number)
+}
+
+#[wasm_bindgen]
+pub fn resilience4j_text(instances: JsValue) -> Result<JsValue, JsValue> {
+    exports::resilience4j_text(instances)
+}
+
+#[wasm_bindgen]
+pub fn read_resilience4j(text: &str) -> Result<JsValue, JsValue> {
+    exports::read_resilience4j(text)
+}
+
+#[wasm_bindgen]
+pub fn embed_snippets(base: &str, link: &str, title: &str) -> Result<JsValue, JsValue> {
+    exports::embed_snippets(base, link, title)
+}

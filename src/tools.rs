@@ -1,0 +1,141 @@
+//! The tools a page offers besides its demo, which few learners open: the Resilience4j
+//! writer (YAML and Java) and reader (YAML and `.properties`, with the exception table),
+//! the notes for teachers and the embed snippets. They are the `course-tools` part
+//! ([`crate::part`]), a wasm of its own that `assets/start.js` loads the first time a page
+//! asks for one (`globalThis.resiliencePlaygroundTools()`), so opening a demo never
+//! downloads them.
+//!
+//! [`exports`] is what that part exports (`src/bin/course-tools.rs` wraps each function
+//! with `#[wasm_bindgen]`); the async functions here call them from any part. Values cross
+//! between the two wasm instances as JavaScript values (serde-wasm-bindgen): instances,
+//! texts, a list of problems.
+
+use resilience_sim::resilience4j::Instance;
+use serde::{Deserialize, Serialize};
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::embed::Snippets;
+
+/// What the config dialog shows: Spring Boot YAML and Java.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct ConfigText {
+    pub yaml: String,
+    pub java: String,
+}
+
+/// A pasted fragment, read: its instances, or one line per problem.
+#[derive(Debug, Serialize, Deserialize)]
+enum Read {
+    Instances(Vec<Instance>),
+    Problems(Vec<String>),
+}
+
+/// The functions of the `course-tools` part, on JavaScript values.
+pub mod exports {
+    use resilience_sim::resilience4j;
+
+    use super::*;
+    use crate::course::overview::notes_html;
+    use crate::embed::snippets;
+
+    /// The notes for teachers of demo `number`, as HTML (escaped text in our markup).
+    pub fn teacher_notes_html(number: u32) -> String {
+        let mut h = String::new();
+        notes_html(number, &mut h);
+        h
+    }
+
+    /// Instances (an array) as Spring Boot YAML and Java: a [`ConfigText`].
+    pub fn resilience4j_text(instances: JsValue) -> Result<JsValue, JsValue> {
+        let instances: Vec<Instance> = from_js(instances)?;
+        to_js(&ConfigText {
+            yaml: resilience4j::to_yaml(&instances),
+            java: resilience4j::to_java(&instances),
+        })
+    }
+
+    /// A pasted `application.yml` or `.properties` fragment, read into its instances.
+    pub fn read_resilience4j(text: &str) -> Result<JsValue, JsValue> {
+        to_js(&match resilience4j::read(text) {
+            Ok(instances) => Read::Instances(instances),
+            Err(problems) => Read::Problems(problems),
+        })
+    }
+
+    /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`.
+    pub fn embed_snippets(base: &str, link: &str, title: &str) -> Result<JsValue, JsValue> {
+        to_js(&snippets(base, link, title))
+    }
+}
+
+/// The tools could not be loaded or answered (offline after the page loaded, or a bug):
+/// what the page says instead.
+pub const UNAVAILABLE: &str =
+    "This tool could not be loaded. Check the connection and open it again.";
+
+/// [`exports::teacher_notes_html`], from any part.
+pub async fn teacher_notes_html(number: u32) -> Result<String, String> {
+    call("teacher_notes_html", &[JsValue::from(number)])
+        .await?
+        .as_string()
+        .ok_or_else(|| UNAVAILABLE.to_string())
+}
+
+/// [`exports::resilience4j_text`], from any part.
+pub async fn resilience4j_text(instances: &[Instance]) -> Result<ConfigText, String> {
+    let value = call("resilience4j_text", &[to_js(instances).map_err(message)?]).await?;
+    from_js(value).map_err(message)
+}
+
+/// [`exports::read_resilience4j`], from any part: the instances, or one line per problem.
+pub async fn read_resilience4j(text: &str) -> Result<Result<Vec<Instance>, Vec<String>>, String> {
+    let value = call("read_resilience4j", &[JsValue::from_str(text)]).await?;
+    Ok(match from_js(value).map_err(message)? {
+        Read::Instances(instances) => Ok(instances),
+        Read::Problems(problems) => Err(problems),
+    })
+}
+
+/// [`exports::embed_snippets`], from any part.
+pub async fn embed_snippets(base: &str, link: &str, title: &str) -> Result<Snippets, String> {
+    let value = call("embed_snippets", &[base.into(), link.into(), title.into()]).await?;
+    from_js(value).map_err(message)
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// Set by `assets/start.js`: the `course-tools` part's exports, loaded on first use.
+    #[wasm_bindgen(catch, js_name = resiliencePlaygroundTools)]
+    fn load_tools() -> Result<js_sys::Promise, JsValue>;
+}
+
+/// Calls `name` of the tools part with `args`.
+async fn call(name: &str, args: &[JsValue]) -> Result<JsValue, String> {
+    let unavailable = |_| UNAVAILABLE.to_string();
+    let promise = load_tools().map_err(unavailable)?;
+    let exports = wasm_bindgen_futures::JsFuture::from(promise)
+        .await
+        .map_err(unavailable)?;
+    let function: js_sys::Function = js_sys::Reflect::get(&exports, &JsValue::from_str(name))
+        .map_err(unavailable)?
+        .dyn_into()
+        .map_err(unavailable)?;
+    let list: js_sys::Array = args.iter().collect();
+    function.apply(&JsValue::NULL, &list).map_err(message)
+}
+
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(JsValue::from)
+}
+
+fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, JsValue> {
+    serde_wasm_bindgen::from_value(value).map_err(JsValue::from)
+}
+
+/// A failed call, as the page says it (the detail goes to the console).
+fn message(error: JsValue) -> String {
+    web_sys::console::error_1(&error);
+    UNAVAILABLE.to_string()
+}
