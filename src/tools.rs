@@ -10,6 +10,9 @@
 //! between the two wasm instances as JavaScript values (serde-wasm-bindgen): instances,
 //! texts, a list of problems.
 
+use resilience_sim::model::tick::TickConfig;
+use resilience_sim::policy::bulkhead::BulkheadConfig;
+use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::resilience4j::Instance;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
@@ -23,12 +26,14 @@ pub struct ConfigText {
     pub java: String,
 }
 
-/// A pasted fragment, read: its instances, or one line per problem.
-#[derive(Debug, Serialize, Deserialize)]
-enum Read {
-    Instances(Vec<Instance>),
-    Problems(Vec<String>),
-}
+/// A pasted fragment for a tick demo, read and checked against its settings: the breaker's
+/// and the bulkhead's settings to play, or one line per problem. Only these cross back, so
+/// a page decodes two configs, not every policy the reader knows.
+type TickImport = Result<(CircuitBreakerConfig, BulkheadConfig), Vec<String>>;
+
+/// A pasted fragment for the breaker sandbox: the breaker's settings and what the page
+/// says about the rest of the fragment, or one line per problem.
+type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Vec<String>>;
 
 /// The functions of the `course-tools` part, on JavaScript values.
 pub mod exports {
@@ -54,12 +59,34 @@ pub mod exports {
         })
     }
 
-    /// A pasted `application.yml` or `.properties` fragment, read into its instances.
-    pub fn read_resilience4j(text: &str) -> Result<JsValue, JsValue> {
-        to_js(&match resilience4j::read(text) {
-            Ok(instances) => Read::Instances(instances),
-            Err(problems) => Read::Problems(problems),
+    /// A tick demo's settings (a `TickConfig`) as Spring Boot YAML and Java.
+    pub fn tick_config_text(tick: JsValue) -> Result<JsValue, JsValue> {
+        let tick: TickConfig = from_js(tick)?;
+        let instances = resilience4j::tick_instances(&tick);
+        to_js(&ConfigText {
+            yaml: resilience4j::to_yaml(&instances),
+            java: resilience4j::to_java(&instances),
         })
+    }
+
+    /// A pasted `application.yml` or `.properties` fragment for a tick demo whose settings
+    /// are `tick` (a `TickConfig`): a [`TickImport`].
+    pub fn read_for_tick(text: &str, tick: JsValue) -> Result<JsValue, JsValue> {
+        let tick: TickConfig = from_js(tick)?;
+        let read: TickImport =
+            resilience4j::read(text).and_then(|i| resilience4j::apply_to_tick(&tick, &i));
+        to_js(&read)
+    }
+
+    /// A pasted fragment for the breaker sandbox, checked on a sandbox of its own: a
+    /// [`SandboxImport`].
+    pub fn read_for_sandbox(text: &str) -> Result<JsValue, JsValue> {
+        let read: SandboxImport = resilience4j::read(text).and_then(|instances| {
+            let mut sandbox = resilience_sim::scenario::sandbox::BreakerSandbox::default();
+            let notes = resilience4j::apply_to_sandbox(&mut sandbox, &instances)?;
+            Ok((sandbox.settings().config.clone(), notes))
+        });
+        to_js(&read)
     }
 
     /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`.
@@ -87,13 +114,23 @@ pub async fn resilience4j_text(instances: &[Instance]) -> Result<ConfigText, Str
     from_js(value).map_err(message)
 }
 
-/// [`exports::read_resilience4j`], from any part: the instances, or one line per problem.
-pub async fn read_resilience4j(text: &str) -> Result<Result<Vec<Instance>, Vec<String>>, String> {
-    let value = call("read_resilience4j", &[JsValue::from_str(text)]).await?;
-    Ok(match from_js(value).map_err(message)? {
-        Read::Instances(instances) => Ok(instances),
-        Read::Problems(problems) => Err(problems),
-    })
+/// [`exports::tick_config_text`], from a tick demo.
+pub async fn tick_config_text(tick: &TickConfig) -> Result<ConfigText, String> {
+    let value = call("tick_config_text", &[to_js(tick).map_err(message)?]).await?;
+    from_js(value).map_err(message)
+}
+
+/// [`exports::read_for_tick`], from a tick demo.
+pub async fn read_for_tick(text: &str, tick: &TickConfig) -> Result<TickImport, String> {
+    let tick = to_js(tick).map_err(message)?;
+    let value = call("read_for_tick", &[JsValue::from_str(text), tick]).await?;
+    from_js(value).map_err(message)
+}
+
+/// [`exports::read_for_sandbox`], from the breaker sandbox.
+pub async fn read_for_sandbox(text: &str) -> Result<SandboxImport, String> {
+    let value = call("read_for_sandbox", &[JsValue::from_str(text)]).await?;
+    from_js(value).map_err(message)
 }
 
 /// [`exports::embed_snippets`], from any part.

@@ -39,9 +39,21 @@ fn install_tools() {
             .into_js_value(),
     );
     set(
-        "read_resilience4j",
+        "tick_config_text",
+        Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(exports::tick_config_text)
+            .into_js_value(),
+    );
+    set(
+        "read_for_tick",
+        Closure::<dyn Fn(String, JsValue) -> Result<JsValue, JsValue>>::new(
+            |t: String, tick: JsValue| exports::read_for_tick(&t, tick),
+        )
+        .into_js_value(),
+    );
+    set(
+        "read_for_sandbox",
         Closure::<dyn Fn(String) -> Result<JsValue, JsValue>>::new(|t: String| {
-            exports::read_resilience4j(&t)
+            exports::read_for_sandbox(&t)
         })
         .into_js_value(),
     );

@@ -29,8 +29,18 @@ pub fn resilience4j_text(instances: JsValue) -> Result<JsValue, JsValue> {
 }
 
 #[wasm_bindgen]
-pub fn read_resilience4j(text: &str) -> Result<JsValue, JsValue> {
-    exports::read_resilience4j(text)
+pub fn tick_config_text(tick: JsValue) -> Result<JsValue, JsValue> {
+    exports::tick_config_text(tick)
+}
+
+#[wasm_bindgen]
+pub fn read_for_tick(text: &str, tick: JsValue) -> Result<JsValue, JsValue> {
+    exports::read_for_tick(text, tick)
+}
+
+#[wasm_bindgen]
+pub fn read_for_sandbox(text: &str) -> Result<JsValue, JsValue> {
+    exports::read_for_sandbox(text)
 }
 
 #[wasm_bindgen]

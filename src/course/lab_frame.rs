@@ -8,16 +8,16 @@
 
 use leptos::prelude::*;
 use resilience_sim::resilience4j::labs::LabResilience4j;
-use resilience_sim::resilience4j::Instance;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 
 use crate::components::{message, ControlBinding, ControlList, LabState, Problems};
 use crate::course::{lab_text, LabText};
 use crate::nav::{address_follows, current_query, Location};
+use crate::tools::{self, ConfigText};
 use crate::url_state::{encode, is_foreign, query_pairs, PAGE_PARAMETERS};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{PageTools, TeacherNotes};
+use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
 
 /// The session the address asks for, and a message per parameter of ours it could not
 /// use (someone else's parameters, such as `utm_source`, are ignored without a word).
@@ -61,7 +61,17 @@ pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
 pub fn tools<L: LabModel + LabResilience4j>(number: u32, state: LabState<L>) -> LabTools {
     LabTools {
         link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
-        config: Callback::new(move |_| state.session.with_untracked(|s| s.config().resilience4j())),
+        config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {
+            let Some(instances) = state
+                .session
+                .try_with_untracked(|s| s.config().resilience4j())
+            else {
+                return;
+            };
+            leptos::task::spawn_local(async move {
+                done.run(tools::resilience4j_text(&instances).await);
+            });
+        }),
     }
 }
 
@@ -69,7 +79,7 @@ pub fn tools<L: LabModel + LabResilience4j>(number: u32, state: LabState<L>) -> 
 #[derive(Clone, Copy)]
 pub struct LabTools {
     pub link: Callback<(), String>,
-    pub config: Callback<(), Vec<Instance>>,
+    pub config: Callback<Callback<Result<ConfigText, String>>>,
 }
 
 /// The page around a lab's figures: header, problems, figures beside the controls (with
@@ -82,7 +92,7 @@ pub fn LabFrame(
     tools: LabTools,
     /// Where the page takes a pasted Resilience4j fragment (the breaker sandbox).
     #[prop(optional)]
-    import: Option<Callback<Vec<Instance>, Result<String, Vec<String>>>>,
+    import: Option<Callback<Pasted>>,
     /// The lab's controls ([`crate::components::bind_all`]).
     controls: Vec<ControlBinding>,
     refused: RwSignal<Option<String>>,

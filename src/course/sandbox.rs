@@ -14,8 +14,8 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::policy::circuit_breaker::{CircuitBreakerEvent, State, WindowCell, WindowKind};
-use resilience_sim::resilience4j;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{number_text, LabSession};
 use resilience_sim::scenario::sandbox::{
@@ -29,9 +29,11 @@ use super::lab_frame::{lab_state, tools, LabFrame};
 use crate::components::{bind_all, message, LabState};
 use crate::format::trim;
 use crate::nav::Location;
+use crate::tools;
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
 use crate::views::html::{change, click, effect, live_html, Html};
+use crate::views::page_tools::Pasted;
 
 /// Imported files larger than this are refused unread (a script of the sandbox's maximum
 /// length is far smaller).
@@ -299,10 +301,10 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     let controls = bind_all(state);
     // A pasted Resilience4j fragment replaces the breaker's settings, all or nothing; the
     // effect above then replays the session with them.
-    let import = Callback::new(move |instances: Vec<resilience4j::Instance>| {
+    let apply = move |(config, notes): (CircuitBreakerConfig, Vec<String>)| {
         // On a copy: a refusal leaves the page's session as it was.
         let mut next = session.get_untracked();
-        let notes = resilience4j::apply_to_sandbox(&mut next, &instances)?;
+        next.set_config(config).map_err(|e| vec![e.to_string()])?;
         let settings = next.settings().clone();
         session.set(next);
         state.session.set(LabSession::new(settings));
@@ -313,6 +315,17 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
             done.push_str(&note);
         }
         Ok(done)
+    };
+    // The tools part reads and checks the fragment; the page replays its calls with it.
+    let import = Callback::new(move |pasted: Pasted| {
+        leptos::task::spawn_local(async move {
+            pasted
+                .done
+                .run(match tools::read_for_sandbox(&pasted.text).await {
+                    Ok(read) => read.and_then(apply),
+                    Err(unavailable) => Err(vec![unavailable]),
+                });
+        });
     });
     view! {
         <LabFrame info=info location=location tools=tools(info.number, state) import=import controls=controls refused=state.refused

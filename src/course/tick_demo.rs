@@ -6,7 +6,6 @@ use std::time::Duration;
 use leptos::ev;
 use leptos::prelude::*;
 use resilience_sim::model::tick::{Behaviour, Protection, FLAKY_DEFAULT_PERCENT};
-use resilience_sim::resilience4j;
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
@@ -14,13 +13,14 @@ use resilience_sim::ConfigError;
 use crate::course;
 use crate::nav::{address_follows, Location};
 use crate::settings_form::SettingsDraft;
+use crate::tools;
 use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
 use crate::views::compare::ComparePanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
 use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{PageTools, TeacherNotes};
+use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
@@ -274,12 +274,13 @@ pub fn TickDemo(
             .with_untracked(|s| url_of(demo_number, s))
             .to_query()
     });
-    let config = Callback::new(move |_| {
-        session.with_untracked(|s| resilience4j::tick_instances(&s.scenario().tick))
+    let config = Callback::new(move |done: Callback<Result<tools::ConfigText, String>>| {
+        let Some(tick) = session.try_with_untracked(|s| s.scenario().tick.clone()) else {
+            return;
+        };
+        leptos::task::spawn_local(async move { done.run(tools::tick_config_text(&tick).await) });
     });
-    let import = Callback::new(move |instances: Vec<resilience4j::Instance>| {
-        let (breaker, bulkhead) = session
-            .with_untracked(|s| resilience4j::apply_to_tick(&s.scenario().tick, &instances))?;
+    let apply = move |(breaker, bulkhead)| -> Result<String, Vec<String>> {
         let mut configs = Some((breaker, bulkhead));
         let mut applied = Ok(0);
         act(session, &mut |s| {
@@ -296,6 +297,20 @@ pub fn TickDemo(
         Ok(format!(
             "Applied: the run was played again with this configuration from t = 0 up to t = {t}."
         ))
+    };
+    // The tools part reads the fragment against this run's settings; the page plays it.
+    let import = Callback::new(move |pasted: Pasted| {
+        let Some(tick) = session.try_with_untracked(|s| s.scenario().tick.clone()) else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            pasted
+                .done
+                .run(match tools::read_for_tick(&pasted.text, &tick).await {
+                    Ok(read) => read.and_then(apply),
+                    Err(unavailable) => Err(vec![unavailable]),
+                });
+        });
     });
 
     // The notice's messages and the outcome are read-only: HTML text, no typed tree.

@@ -10,7 +10,6 @@
 use leptos::html::Dialog;
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use resilience_sim::resilience4j::Instance;
 use wasm_bindgen::JsCast;
 
 use super::html::{change, click, live, live_attr, Html};
@@ -19,18 +18,24 @@ use crate::tools;
 
 pub use crate::tools::ConfigText;
 
+/// A fragment pasted into the config dialog, for the page to read (through the tools part)
+/// and apply: `done` says what it did, or gives one line per problem when nothing changed.
+pub struct Pasted {
+    pub text: String,
+    pub done: Callback<Result<String, Vec<String>>>,
+}
 /// The buttons and their dialogs. `link` is the page's own link (`demo=5&t=3&…`);
-/// `config` the current settings as Resilience4j instances; `import`, where the page takes
-/// a pasted fragment, applies the instances read from it and says what it did, or returns
-/// one line per problem (and changes nothing).
+/// `config` writes the current settings in Resilience4j's words (through the tools part)
+/// and hands them to the callback it is given; `import`, where the page takes a pasted
+/// fragment ([`Pasted`]).
 #[component]
 pub fn PageTools(
     number: u32,
     title: &'static str,
     embedded: bool,
     link: Callback<(), String>,
-    config: Callback<(), Vec<Instance>>,
-    import: Option<Callback<Vec<Instance>, Result<String, Vec<String>>>>,
+    config: Callback<Callback<Result<ConfigText, String>>>,
+    import: Option<Callback<Pasted>>,
 ) -> impl IntoView {
     let embed_dialog = NodeRef::<Dialog>::new();
     let config_dialog = NodeRef::<Dialog>::new();
@@ -64,15 +69,11 @@ pub fn PageTools(
             status.set(String::new());
         });
     });
-    let show_config = move || {
-        let instances = config.run(());
-        spawn_local(async move {
-            match tools::resilience4j_text(&instances).await {
-                Ok(text) => shown_config.set(text),
-                Err(e) => status.set(e),
-            }
-        });
-    };
+    let shown = Callback::new(move |text: Result<ConfigText, String>| match text {
+        Ok(text) => shown_config.set(text),
+        Err(e) => status.set(e),
+    });
+    let show_config = move || config.run(shown);
     let open_config = click(move |_| {
         shown_config.set(ConfigText::default());
         status.set(String::new());
@@ -98,26 +99,23 @@ pub fn PageTools(
         };
         copy(text, status);
     };
+    let imported = Callback::new(move |applied: Result<String, Vec<String>>| match applied {
+        Ok(done) => {
+            import_errors.set(Vec::new());
+            show_config();
+            status.set(done);
+        }
+        Err(lines) => {
+            status.set("Nothing was applied: fix the lines below and read it again.".into());
+            import_errors.set(lines);
+        }
+    });
     let apply_import = click(move |_| {
         let Some(import) = import else { return };
-        let text = import_text.get_untracked();
-        spawn_local(async move {
-            let applied = match tools::read_resilience4j(&text).await {
-                Ok(read) => read.and_then(|instances| import.run(instances)),
-                Err(e) => return status.set(e),
-            };
-            match applied {
-                Ok(done) => {
-                    import_errors.set(Vec::new());
-                    show_config();
-                    status.set(done);
-                }
-                Err(lines) => {
-                    status
-                        .set("Nothing was applied: fix the lines below and read it again.".into());
-                    import_errors.set(lines);
-                }
-            }
+        status.set("Reading…".into());
+        import.run(Pasted {
+            text: import_text.get_untracked(),
+            done: imported,
         });
     });
     let errors_html = live(move || {

@@ -1,0 +1,152 @@
+// What opening one demo costs: the bytes the browser receives (gzip, as the test server
+// sends them like a static host that compresses), counted by Chromium itself, from a cold
+// cache until the demo is interactive; then the same load at 1.6 Mbps and 150 ms latency,
+// timed. Every demo alone, and Demos 5 and 12 embedded. The budget (150 KB) is asserted;
+// the times are reported only. The table goes to e2e/bytes-per-demo.txt, which
+// scripts/test.sh prints at the end.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import { BASE_URL, launchBrowser } from './support.mjs';
+
+const BUDGET = 150 * 1024;
+const PAGES = [
+  ...Array.from({ length: 13 }, (_, i) => `?demo=${i + 1}`),
+  '?demo=5&embed=1',
+  '?demo=12&embed=1',
+];
+
+let browser;
+before(async () => { browser = await launchBrowser(); });
+after(async () => { await browser?.close(); });
+
+// Opens `path` in a fresh context (empty cache); returns the bytes received per file until
+// the demo's heading is on the page, the bytes the page prefetched for other demos after
+// that (within `settle` ms), and the time to interactive.
+async function load(path, { throttle = false, settle = 0 } = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: false });
+  if (throttle) {
+    await cdp.send('Network.emulateNetworkConditions', {
+      offline: false,
+      latency: 150,
+      downloadThroughput: 1.6e6 / 8,
+      uploadThroughput: 0.75e6 / 8,
+    });
+  }
+  const requests = new Map();
+  const received = [];
+  cdp.on('Network.requestWillBeSent', (e) => requests.set(e.requestId, e));
+  cdp.on('Network.loadingFinished', (e) => {
+    const sent = requests.get(e.requestId);
+    const name = new URL(sent?.request.url ?? 'x:/?').pathname.split('/').pop() || 'index.html';
+    // <link rel=prefetch> is for the demos the page links to, not for this one.
+    const prefetch = sent?.type === 'Prefetch' || sent?.request.isLinkPreload === false && sent?.initiator?.type === 'parser' && /prefetch/i.test(sent?.type ?? '');
+    received.push({ name, bytes: e.encodedDataLength, prefetch });
+  });
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  const started = Date.now();
+  await page.goto(new URL(path, BASE_URL).href);
+  await page.getByTestId('demo-heading').waitFor();
+  const ms = Date.now() - started;
+  if (settle) await page.waitForTimeout(settle);
+  await context.close();
+  const own = received.filter((r) => !r.prefetch);
+  return {
+    ms,
+    errors,
+    files: own,
+    bytes: own.reduce((sum, r) => sum + r.bytes, 0),
+    prefetched: received.filter((r) => r.prefetch).reduce((sum, r) => sum + r.bytes, 0),
+  };
+}
+
+const kb = (bytes) => (bytes / 1024).toFixed(1);
+
+test('every demo, opened alone or embedded, transfers at most 150 KB until it is interactive', async () => {
+  const rows = [];
+  for (const path of PAGES) {
+    const cold = await load(path, { settle: 1500 });
+    const slow = await load(path, { throttle: true });
+    assert.deepEqual(cold.errors, [], `${path}: page errors`);
+    rows.push({ path, ...cold, slowMs: slow.ms });
+  }
+  const lines = [
+    'Bytes per demo (gzip as sent, counted by Chromium, cold cache, until interactive)',
+    `${'page'.padEnd(20)} ${'KB'.padStart(7)} ${'wasm KB'.padStart(8)} ${'files'.padStart(6)} ${'1.6 Mbps/150 ms'.padStart(16)} ${'prefetched later KB'.padStart(20)}`,
+  ];
+  for (const r of rows) {
+    const wasm = r.files.filter((f) => f.name.endsWith('.wasm')).reduce((s, f) => s + f.bytes, 0);
+    lines.push(
+      `${r.path.padEnd(20)} ${kb(r.bytes).padStart(7)} ${kb(wasm).padStart(8)} ${String(r.files.length).padStart(6)} ${`${r.slowMs} ms`.padStart(16)} ${kb(r.prefetched).padStart(20)}`,
+    );
+  }
+  const report = lines.join('\n');
+  console.log(report);
+  await writeFile(new URL('./bytes-per-demo.txt', import.meta.url), `${report}\n`);
+  for (const r of rows) {
+    assert.ok(r.bytes <= BUDGET, `${r.path}: ${kb(r.bytes)} KB > 150 KB (${r.files.map((f) => `${f.name} ${kb(f.bytes)}`).join(', ')})`);
+  }
+});
+
+test('moving to a demo of another part: its files were prefetched, and within a part nothing loads', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const requested = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname.split('/').pop()));
+  await page.goto(new URL('?demo=7', BASE_URL).href);
+  await page.getByTestId('demo-heading').waitFor();
+  // The pager's next demo (8, the retry labs) is prefetched once the browser is idle.
+  await page.waitForFunction(() => [...document.querySelectorAll('link[rel=prefetch]')]
+    .some((l) => /retry-labs-[0-9a-f]+_bg\.wasm$/.test(l.href)));
+  await page.waitForTimeout(300);
+  assert.ok(requested.some((n) => /^retry-labs-[0-9a-f]+_bg\.wasm$/.test(n)), `${requested}`);
+
+  // Within the tick demos, the previous demo opens in place: no request at all.
+  const before = requested.length;
+  await page.getByTestId('previous-demo').click();
+  await page.getByTestId('demo-heading').filter({ hasText: /^Demo 6: / }).waitFor();
+  // (The browser asks for the icon again when the address changes: not the page's doing.)
+  const loaded = requested.slice(before).filter((n) => !n.startsWith('favicon'));
+  assert.deepEqual(loaded, [], 'nothing loads within the tick demos');
+
+  // To Demo 8 and back: each part's page, the address as it was.
+  await page.goto(new URL('?demo=7', BASE_URL).href);
+  await page.getByTestId('next-demo').click();
+  await page.getByTestId('demo-heading').filter({ hasText: /^Demo 8: / }).waitFor();
+  assert.match(page.url(), /\?demo=8$/);
+  await page.goBack();
+  await page.getByTestId('demo-heading').filter({ hasText: /^Demo 7: / }).waitFor();
+  await context.close();
+});
+
+test('the tools load when opened: notes, config dialog, embed dialog', async () => {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+  const page = await context.newPage();
+  const requested = [];
+  page.on('request', (r) => requested.push(new URL(r.url()).pathname.split('/').pop()));
+  const errors = [];
+  page.on('pageerror', (err) => errors.push(err.message));
+  await page.goto(new URL('?demo=5', BASE_URL).href);
+  await page.getByTestId('demo-heading').waitFor();
+  assert.ok(!requested.some((n) => n.startsWith('course-tools')), 'no tools at start');
+
+  await page.getByTestId('export-r4j').click();
+  await page.getByTestId('export-r4j-text').filter({ hasText: 'failure-rate-threshold' }).waitFor();
+  assert.match(await page.getByTestId('export-r4j-text').textContent(), /sliding-window-size: 4/);
+  assert.ok(requested.some((n) => /^course-tools-[0-9a-f]+_bg\.wasm$/.test(n)), 'tools loaded on open');
+  await page.keyboard.press('Escape');
+
+  await page.locator('[data-testid=teacher-notes] summary').click();
+  await page.getByTestId('teacher-notes').filter({ hasText: 'Expected answer' }).waitFor();
+  await page.getByTestId('embed-open').click();
+  await page.getByTestId('embed-iframe').filter({ hasText: '' }).waitFor();
+  await page.waitForFunction(() => document.querySelector('[data-testid=embed-iframe]').value.includes('?demo=5&amp;embed=1')
+    || document.querySelector('[data-testid=embed-iframe]').value.includes('demo=5'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
