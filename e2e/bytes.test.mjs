@@ -17,7 +17,13 @@ const PAGES = [
 ];
 
 let browser;
-before(async () => { browser = await launchBrowser(); });
+// Which part of the course each demo is in, as the bundle's start.js says.
+let partOfDemo;
+before(async () => {
+  browser = await launchBrowser();
+  const start = await (await fetch(new URL('start.js', BASE_URL))).text();
+  partOfDemo = Function(`return ${start.match(/const PART_OF_DEMO = (\{[^}]*\})/)[1]}`)();
+});
 after(async () => { await browser?.close(); });
 
 // Opens `path` in a fresh context (empty cache); returns the bytes received per file until
@@ -37,15 +43,15 @@ async function load(path, { throttle = false, settle = 0 } = {}) {
       uploadThroughput: 0.75e6 / 8,
     });
   }
+  const own = partOfDemo[new URLSearchParams(path).get('demo')];
   const requests = new Map();
   const received = [];
-  cdp.on('Network.requestWillBeSent', (e) => requests.set(e.requestId, e));
+  cdp.on('Network.requestWillBeSent', (e) => requests.set(e.requestId, e.request.url));
   cdp.on('Network.loadingFinished', (e) => {
-    const sent = requests.get(e.requestId);
-    const name = new URL(sent?.request.url ?? 'x:/?').pathname.split('/').pop() || 'index.html';
-    // <link rel=prefetch> is for the demos the page links to, not for this one.
-    const prefetch = sent?.type === 'Prefetch' || sent?.request.isLinkPreload === false && sent?.initiator?.type === 'parser' && /prefetch/i.test(sent?.type ?? '');
-    received.push({ name, bytes: e.encodedDataLength, prefetch });
+    const name = new URL(requests.get(e.requestId) ?? 'x:/?').pathname.split('/').pop() || 'index.html';
+    // Another part's files are the prefetch for the demos the page links to.
+    const part = name.match(/^([a-z-]+)-[0-9a-f]{16}(?:\.js|_bg\.wasm)$/)?.[1];
+    received.push({ name, bytes: e.encodedDataLength, prefetch: part !== undefined && part !== own });
   });
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));
@@ -55,12 +61,12 @@ async function load(path, { throttle = false, settle = 0 } = {}) {
   const ms = Date.now() - started;
   if (settle) await page.waitForTimeout(settle);
   await context.close();
-  const own = received.filter((r) => !r.prefetch);
+  const needed = received.filter((r) => !r.prefetch);
   return {
     ms,
     errors,
-    files: own,
-    bytes: own.reduce((sum, r) => sum + r.bytes, 0),
+    files: needed,
+    bytes: needed.reduce((sum, r) => sum + r.bytes, 0),
     prefetched: received.filter((r) => r.prefetch).reduce((sum, r) => sum + r.bytes, 0),
   };
 }

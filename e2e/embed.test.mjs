@@ -106,6 +106,8 @@ test('the embed dialog gives both snippets, with the state when asked, and works
   await page.keyboard.press('Enter');
   const dialog = page.getByTestId('embed-dialog');
   await dialog.waitFor({ state: 'visible' });
+  // The snippets come from the tools part, loaded when the dialog opens.
+  await page.waitForFunction(() => document.querySelector('[data-testid=embed-iframe]').value !== '');
   const iframe = await page.getByTestId('embed-iframe').inputValue();
   assert.match(iframe, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/\?demo=5&amp;embed=1" title="[^"]*Demo 5/);
   assert.match(await page.getByTestId('embed-script').inputValue(), /^<div data-resilience-demo="5"><\/div>\n<script src="http:\/\/127\.0\.0\.1:\d+\/embed\.js" async><\/script>$/);
@@ -121,6 +123,8 @@ test('the embed dialog gives both snippets, with the state when asked, and works
 test('Demo 5 shown as Resilience4j config: the breaker as Spring keys', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5');
   await page.getByTestId('export-r4j').click();
+  // Written by the tools part, loaded when the dialog opens.
+  await page.getByTestId('export-r4j-text').filter({ hasText: 'resilience4j:' }).waitFor();
   const yaml = await page.getByTestId('export-r4j-text').textContent();
   // The spec's breaker (01-tick-model.md): window of 4, at least 4 calls, 50 %, a 3-tick
   // (3 s) wait, 2 trial calls, the automatic move to HALF_OPEN.
@@ -173,6 +177,7 @@ test('an imported fragment with a bad key is reported and changes nothing; a goo
 test('the breaker sandbox takes a pasted fragment: its controls and link follow', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
   await page.getByTestId('export-r4j').click();
+  await page.getByTestId('export-r4j-text').filter({ hasText: 'dependency:' }).waitFor();
   assert.match(await page.getByTestId('export-r4j-text').textContent(), /\n      dependency:\n/);
   await page.getByTestId('import-r4j-text').fill([
     'resilience4j.circuitbreaker:',
@@ -195,7 +200,8 @@ test('teachers: notes under each demo, and every demo on one printable overview'
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=12');
   const notes = page.getByTestId('teacher-notes');
   await notes.locator('summary').click();
-  assert.match(await notes.textContent(), /Expected answer/);
+  // Loaded with the tools part the first time the notes are unfolded.
+  await notes.filter({ hasText: 'Expected answer' }).waitFor();
   await page.getByTestId('overview-link').click();
   await page.getByTestId('overview-demo').first().waitFor();
   assert.equal(await page.getByTestId('overview-demo').count(), 13);

@@ -5,7 +5,7 @@
 #   3. the release build with Trunk (offline)
 #   4. end-to-end: Playwright (playwright-core + Debian chromium) against dist/ served on a
 #      free loopback port that this script starts and stops
-# Ends with a summary line and the bundle size report.
+# Ends with a summary line, the bundle size report and the bytes each demo transfers.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -61,6 +61,8 @@ fi
 
 echo
 [ -d dist ] && scripts/size-report.sh dist
+# What one demo costs a learner, counted by the browser (e2e/bytes.test.mjs).
+[ -f e2e/bytes-per-demo.txt ] && { echo; cat e2e/bytes-per-demo.txt; }
 echo
 summary="passed: ${#passed[@]} [${passed[*]}]"
 if [ ${#failed[@]} -gt 0 ]; then

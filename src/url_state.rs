@@ -186,16 +186,8 @@ fn edits(a: &[u8], b: &[u8]) -> usize {
 }
 
 /// Orders changes by the tick they take effect at, keeping the link's order within a tick.
-/// An insertion sort: a link holds a handful of changes, and the standard library's sort
-/// would add about 3 KB to the wasm.
 fn sort_by_tick(changes: &mut [ScriptedChange]) {
-    for i in 1..changes.len() {
-        let mut j = i;
-        while j > 0 && changes[j - 1].at > changes[j].at {
-            changes.swap(j - 1, j);
-            j -= 1;
-        }
-    }
+    changes.sort_by_key(|c| c.at);
 }
 
 /// `3.healthy`, `6.recovering-9`, `4.breaker_and_bulkhead`.

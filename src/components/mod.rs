@@ -11,7 +11,7 @@
 
 use leptos::html::Canvas;
 use leptos::prelude::*;
-use resilience_sim::number::{f64_text, parse_number};
+use resilience_sim::number::parse_number;
 use resilience_sim::scenario::lab_session::{
     Control, ControlKind, ControlValue, LabModel, LabSession, Section,
 };
@@ -134,7 +134,7 @@ pub fn LabControl(binding: ControlBinding) -> impl IntoView {
                 <label for=id.clone()>{label}</label>
                 <output for=id.clone()>{shown}</output>
                 <input type="range" id=id data-testid=testid
-                    min=f64_text(min) max=f64_text(max) step=f64_text(step)
+                    min=min.to_string() max=max.to_string() step=step.to_string()
                     aria-describedby=help_id prop:value=value aria-valuetext=shown
                     on:input=move |ev| {
                         if let Some(v) = parse_number(&event_target_value(&ev)) {

@@ -26,7 +26,7 @@ use wasm_bindgen::JsCast;
 use super::lab_frame::{lab_state, tools, LabFrame};
 use super::pool::secs;
 use crate::components::{bind_all, message, Figure, LabState};
-use crate::format::{f64_text, fixed, rate};
+use crate::format::{fixed, rate};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{change, click, effect, live, live_html, Html};
@@ -491,7 +491,7 @@ pub fn breaker_summary(config: &BrownoutConfig, run: &BrownoutRun) -> String {
                 if to >= end {
                     s.push_str(" It stays open (or half-open) to the end of the run: no call refreshes the cache.");
                 } else {
-                    s.push_str(&format!(" It closes again at {} s.", f64_text(to)));
+                    s.push_str(&format!(" It closes again at {} s.", to));
                 }
             }
             s

@@ -53,9 +53,7 @@ fn open_session(initial: &UrlState, problems: &mut Vec<String>) -> (TickSession,
     // The catalogue's scenarios are valid (tested), so this succeeds; fall back to demo 1's.
     let mut session = TickSession::new(scenario)
         .or_else(|_| TickSession::new(catalogue::DEMOS[0].scenario()))
-        // Not `expect`: that would format the error with `Debug`, pulling the standard
-        // library's string escaping (several KB) into the wasm for a case that cannot happen.
-        .unwrap_or_else(|_| panic!("the catalogue's scenarios are valid"));
+        .expect("the catalogue's scenarios are valid");
     if !initial.settings.is_empty() {
         let mut linked = draft.clone();
         for (name, value) in &initial.settings {

@@ -36,10 +36,7 @@
 //! The retry, whose exceptions are the engine's fixed outcomes, refuses such names: they
 //! could never match.
 
-use std::fmt;
-
-use serde::de::{MapAccess, Visitor};
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
 
 use crate::error::excerpt;
 
@@ -470,115 +467,10 @@ pub const MAX_DECLARED: usize = 256;
 /// Longest chain walked from a class to `Throwable` (the table's deepest is 7).
 const MAX_DEPTH: usize = MAX_DECLARED + 16;
 
-/// Classes a scenario declares: class name -> parent name, in the order of the names (as a
-/// `BTreeMap<String, String>` holds them, whose place this takes: read and written as the
-/// same map, `{"PaymentException": "RuntimeException"}`, a later entry for a name replacing
-/// an earlier one; equal when the same names have the same parents). A sorted list: a
-/// config declares a few classes, and the list's code in the wasm is a fraction of a
-/// B-tree's.
-#[derive(Clone, Default, PartialEq, Eq)]
-pub struct DeclaredExceptions(Vec<(String, String)>);
+/// Classes a scenario declares: class name -> parent name.
+pub type DeclaredExceptions = BTreeMap<String, String>;
 
-impl DeclaredExceptions {
-    pub const fn new() -> Self {
-        DeclaredExceptions(Vec::new())
-    }
-
-    pub fn len(&self) -> usize {
-        self.0.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
-
-    /// The declarations in the order of the names.
-    pub fn iter(&self) -> impl Iterator<Item = (&String, &String)> {
-        self.0.iter().map(|(name, parent)| (name, parent))
-    }
-
-    /// The declared names, in order.
-    pub fn keys(&self) -> impl Iterator<Item = &String> {
-        self.0.iter().map(|(name, _)| name)
-    }
-
-    /// The parent declared for exactly `name`.
-    pub fn get(&self, name: &str) -> Option<&String> {
-        let at = self.find(name).ok()?;
-        Some(&self.0[at].1)
-    }
-
-    /// Declares `name` with `parent`; the parent it replaces, if `name` was declared.
-    pub fn insert(&mut self, name: String, parent: String) -> Option<String> {
-        match self.find(&name) {
-            Ok(at) => Some(std::mem::replace(&mut self.0[at].1, parent)),
-            Err(at) => {
-                self.0.insert(at, (name, parent));
-                None
-            }
-        }
-    }
-
-    /// Where `name` is, or would be inserted (the list is sorted by name).
-    fn find(&self, name: &str) -> Result<usize, usize> {
-        self.0.binary_search_by(|(n, _)| n.as_str().cmp(name))
-    }
-}
-
-impl FromIterator<(String, String)> for DeclaredExceptions {
-    fn from_iter<I: IntoIterator<Item = (String, String)>>(pairs: I) -> Self {
-        let mut declared = DeclaredExceptions::new();
-        for (name, parent) in pairs {
-            declared.insert(name, parent);
-        }
-        declared
-    }
-}
-
-impl<const N: usize> From<[(String, String); N]> for DeclaredExceptions {
-    fn from(pairs: [(String, String); N]) -> Self {
-        pairs.into_iter().collect()
-    }
-}
-
-impl fmt::Debug for DeclaredExceptions {
-    fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.debug_map().entries(self.iter()).finish()
-    }
-}
-
-impl Serialize for DeclaredExceptions {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.iter())
-    }
-}
-
-impl<'de> Deserialize<'de> for DeclaredExceptions {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        /// serde's map visitor for a `BTreeMap`: the same expectation, the same reading.
-        struct Pairs;
-
-        impl<'de> Visitor<'de> for Pairs {
-            type Value = DeclaredExceptions;
-
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a map")
-            }
-
-            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                let mut declared = DeclaredExceptions::new();
-                while let Some((name, parent)) = map.next_entry()? {
-                    declared.insert(name, parent);
-                }
-                Ok(declared)
-            }
-        }
-
-        deserializer.deserialize_map(Pairs)
-    }
-}
-
-static NO_DECLARATIONS: DeclaredExceptions = DeclaredExceptions::new();
+static NO_DECLARATIONS: DeclaredExceptions = BTreeMap::new();
 
 /// The class of the table with this simple name.
 pub fn known(simple_name: &str) -> Option<&'static ExceptionClass> {
@@ -926,109 +818,6 @@ mod tests {
             .iter()
             .map(|(a, b)| (a.to_string(), b.to_string()))
             .collect()
-    }
-
-    #[test]
-    fn declarations_read_write_and_compare_as_the_btree_map_they_replace() {
-        use std::collections::BTreeMap;
-        // Lists of pairs from a fixed xorshift sequence: few names, so repeats are common.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % m
-        };
-        let names = ["B", "A", "Zed", "a", "BusinessException", "x.y.Z", "É", ""];
-        for _ in 0..2_000 {
-            let len = next(7) as usize;
-            let pairs: Vec<(String, String)> = (0..len)
-                .map(|_| {
-                    let name = names[next(names.len() as u64) as usize].to_string();
-                    (name, names[next(names.len() as u64) as usize].to_string())
-                })
-                .collect();
-            let ours: DeclaredExceptions = pairs.iter().cloned().collect();
-            let map: BTreeMap<String, String> = pairs.iter().cloned().collect();
-            assert_eq!(ours.len(), map.len());
-            assert!(ours.iter().eq(map.iter()));
-            assert!(ours.keys().eq(map.keys()));
-            assert_eq!(format!("{ours:?}"), format!("{map:?}"));
-            let json = serde_json::to_string(&ours).unwrap();
-            assert_eq!(json, serde_json::to_string(&map).unwrap());
-            assert_eq!(
-                serde_json::to_string_pretty(&ours).unwrap(),
-                serde_json::to_string_pretty(&map).unwrap()
-            );
-            // An object with the pairs in their order, repeats included: the last one wins.
-            let object = format!(
-                "{{{}}}",
-                pairs
-                    .iter()
-                    .map(|(a, b)| format!("{a:?}: {b:?}"))
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
-            let read: DeclaredExceptions = serde_json::from_str(&object).unwrap();
-            assert_eq!(read, ours, "{object}");
-            let read_map: BTreeMap<String, String> = serde_json::from_str(&object).unwrap();
-            assert!(read.iter().eq(read_map.iter()));
-            // Equal whatever the order they were declared in.
-            let reversed: DeclaredExceptions = map.clone().into_iter().rev().collect();
-            assert_eq!(reversed, ours);
-            for name in names {
-                assert_eq!(ours.get(name), map.get(name));
-            }
-        }
-        for bad in [
-            "[]",
-            "\"x\"",
-            "5",
-            "{\"A\": 5}",
-            "{\"A\": null}",
-            "{\"A\"}",
-            "null",
-        ] {
-            let ours = serde_json::from_str::<DeclaredExceptions>(bad).unwrap_err();
-            let map = serde_json::from_str::<BTreeMap<String, String>>(bad).unwrap_err();
-            assert_eq!(ours.to_string(), map.to_string(), "{bad}");
-        }
-        let mut d = DeclaredExceptions::new();
-        assert_eq!(d.insert("B".into(), "1".into()), None);
-        assert_eq!(d.insert("A".into(), "2".into()), None);
-        assert_eq!(d.insert("B".into(), "3".into()), Some("1".into()));
-        assert_eq!(format!("{d:?}"), r#"{"A": "2", "B": "3"}"#);
-    }
-
-    #[cfg(feature = "cli")]
-    #[test]
-    fn declarations_read_and_write_toml_as_the_btree_map() {
-        use std::collections::BTreeMap;
-        #[derive(Serialize, Deserialize)]
-        struct Config<T> {
-            exceptions: T,
-        }
-        let text = "[exceptions]\nB = \"RuntimeException\"\nA = \"B\"\n\"x.Y\" = \"A\"\n";
-        let ours: Config<DeclaredExceptions> = toml::from_str(text).unwrap();
-        let map: Config<BTreeMap<String, String>> = toml::from_str(text).unwrap();
-        assert!(ours.exceptions.iter().eq(map.exceptions.iter()));
-        assert_eq!(
-            toml::to_string(&ours).unwrap(),
-            toml::to_string(&map).unwrap()
-        );
-        for bad in [
-            "exceptions = 5\n",
-            "exceptions = [\"A\"]\n",
-            "[exceptions]\nA = 1\n",
-        ] {
-            let ours = toml::from_str::<Config<DeclaredExceptions>>(bad)
-                .err()
-                .unwrap();
-            let map = toml::from_str::<Config<BTreeMap<String, String>>>(bad)
-                .err()
-                .unwrap();
-            assert_eq!(ours.to_string(), map.to_string(), "{bad}");
-        }
     }
 
     #[test]

@@ -69,7 +69,6 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::check_range;
-use crate::number::f64_text;
 use crate::policy::retry::{
     Backoff, Jitter, Retry, RetryBudget, RetryBudgetConfig, RetryConfig, RetryDecision,
 };
@@ -251,9 +250,9 @@ fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), Confi
             field,
             format!(
                 "must be a number between {} and {} (got {})",
-                f64_text(min),
-                f64_text(max),
-                f64_text(value)
+                min.to_string(),
+                max.to_string(),
+                value.to_string()
             ),
         ))
     }
@@ -485,24 +484,6 @@ struct Cohort {
     previous_wait: Millis,
 }
 
-/// `(n / d, n % d)` for a quotient below 2^64 (`n < d * 2^64`, `d > 0`): long division,
-/// bit by bit, instead of the 128-bit division routine (about 1 KB of wasm).
-fn div_rem_wide(n: u128, d: u64) -> (u64, u64) {
-    let (mut rest, low) = ((n >> 64) as u64, n as u64);
-    let mut quotient = 0;
-    for bit in (0..64).rev() {
-        // rest < d: twice it plus a bit may pass 2^64, and is then above d.
-        let carry = rest >> 63;
-        rest = rest << 1 | (low >> bit) & 1;
-        quotient <<= 1;
-        if carry == 1 || rest >= d {
-            rest = rest.wrapping_sub(d);
-            quotient |= 1;
-        }
-    }
-    (quotient, rest)
-}
-
 impl Cohort {
     fn add(&mut self, count: u64, wait: Millis) {
         if count == 0 {
@@ -512,7 +493,7 @@ impl Cohort {
         let weighted = u128::from(self.previous_wait) * u128::from(self.count)
             + u128::from(wait) * u128::from(count);
         // A mean of two waits: below 2^64.
-        self.previous_wait = div_rem_wide(weighted, total).0;
+        self.previous_wait = (weighted / u128::from(total)) as Millis;
         self.count = total;
     }
 }
@@ -603,7 +584,8 @@ pub fn run(
             let (base, remainder) = if offered == 0 {
                 (0, 0)
             } else {
-                div_rem_wide(exact, offered)
+                let offered = u128::from(offered);
+                ((exact / offered) as u64, (exact % offered) as u64)
             };
             given += base;
             shares.push((base, remainder));
@@ -757,56 +739,5 @@ impl AmplificationRun {
             return 0.0;
         }
         self.totals.calls as f64 / self.totals.requests as f64
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn wide_division_is_the_128_bit_division() {
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = || {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state
-        };
-        let edges = [
-            1,
-            2,
-            3,
-            7,
-            10,
-            u64::MAX / 2,
-            u64::MAX / 2 + 1,
-            u64::MAX - 1,
-            u64::MAX,
-        ];
-        for _ in 0..200_000 {
-            let d = match next() % 3 {
-                0 => edges[(next() % edges.len() as u64) as usize],
-                1 => next() >> (next() % 64),
-                _ => next(),
-            }
-            .max(1);
-            // A quotient below 2^64: any n below d * 2^64.
-            let q = match next() % 3 {
-                0 => edges[(next() % edges.len() as u64) as usize],
-                1 => next() >> (next() % 64),
-                _ => next(),
-            };
-            let r = next() % d;
-            let n = u128::from(q) * u128::from(d) + u128::from(r);
-            assert_eq!(
-                div_rem_wide(n, d),
-                ((n / u128::from(d)) as u64, (n % u128::from(d)) as u64),
-                "{n} / {d}"
-            );
-        }
-        assert_eq!(div_rem_wide(0, 5), (0, 0));
-        let max = u128::from(u64::MAX) * u128::from(u64::MAX) + u128::from(u64::MAX - 1);
-        assert_eq!(div_rem_wide(max, u64::MAX), (u64::MAX, u64::MAX - 1));
     }
 }

@@ -88,7 +88,6 @@ use serde::{Deserialize, Serialize};
 
 use super::{stream_rng, vary};
 use crate::error::{check_range, ConfigError};
-use crate::number::f64_text;
 use crate::policy::bulkhead::{ThreadPoolAdmission, ThreadPoolBulkhead, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, SlidingWindowType, State,
@@ -251,9 +250,9 @@ fn check_float(field: &str, value: f64, min: f64, max: f64) -> Result<(), Config
             field,
             format!(
                 "must be between {} and {} (got {})",
-                f64_text(min),
-                f64_text(max),
-                f64_text(value)
+                min.to_string(),
+                max.to_string(),
+                value.to_string()
             ),
         ))
     }
@@ -825,22 +824,6 @@ impl Arrivals {
     }
 }
 
-/// Sorts a wheel slot's events (class, then id) in place. A slot holds a handful (at most
-/// 9 in the default runs), so an insertion sort: as fast as the standard sort for so few,
-/// and a fraction of its code in the wasm. The order is the standard sort's (whole numbers:
-/// equal keys are the same key).
-fn sort_events(keys: &mut [u64]) {
-    for i in 1..keys.len() {
-        let key = keys[i];
-        let mut j = i;
-        while j > 0 && keys[j - 1] > key {
-            keys[j] = keys[j - 1];
-            j -= 1;
-        }
-        keys[j] = key;
-    }
-}
-
 /// The wheel's length: a power of two longer than any delay the config can schedule.
 fn wheel_len(config: &BrownoutConfig) -> usize {
     let jittered_max = |ms: Millis| ms + ms * JITTER_PERCENT / 100;
@@ -1008,7 +991,7 @@ impl Sim {
         let slot = (now & self.mask) as usize;
         while !self.wheel[slot].is_empty() {
             let mut batch = std::mem::take(&mut self.wheel[slot]);
-            sort_events(&mut batch);
+            batch.sort_unstable();
             self.pending -= batch.len();
             for &key in &batch {
                 let id = key as u32;
@@ -1452,34 +1435,6 @@ pub fn run(config: &BrownoutConfig) -> Result<BrownoutRun, ConfigError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn events_sort_as_the_standard_sort_sorts_them() {
-        // Every length up to 12 in many orders (a fixed xorshift sequence), with repeats.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        for len in 0..=12usize {
-            for _ in 0..500 {
-                let keys: Vec<u64> = (0..len)
-                    .map(|_| {
-                        state ^= state << 13;
-                        state ^= state >> 7;
-                        state ^= state << 17;
-                        ((state % 4) << 32) | ((state >> 40) % 16)
-                    })
-                    .collect();
-                let mut ours = keys.clone();
-                sort_events(&mut ours);
-                let mut standard = keys;
-                standard.sort_unstable();
-                assert_eq!(ours, standard);
-            }
-        }
-        let mut long: Vec<u64> = (0..1_000u64).rev().map(|i| ((i % 7) << 32) | i).collect();
-        let mut standard = long.clone();
-        standard.sort_unstable();
-        sort_events(&mut long);
-        assert_eq!(long, standard);
-    }
 
     #[test]
     fn a_run_in_slices_is_the_run_at_once() {

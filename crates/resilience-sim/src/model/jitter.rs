@@ -49,7 +49,6 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, ConfigError};
-use crate::number::f64_text;
 use crate::policy::retry::{Backoff, Jitter};
 use crate::Millis;
 
@@ -118,7 +117,7 @@ impl JitterConfig {
                 "multiplier",
                 format!(
                     "must be a number between 1 and 10 (got {})",
-                    f64_text(self.multiplier)
+                    self.multiplier.to_string()
                 ),
             ));
         }

@@ -1167,39 +1167,8 @@ fn percentile(values: &mut [u32], p: u64) -> Option<Millis> {
     }
     let n = values.len() as u64;
     let rank = (p * n).div_ceil(100).max(1) - 1;
-    Some(Millis::from(nth_smallest(values, rank as usize)))
-}
-
-/// The value `select_nth_unstable(k)` puts at `k` (the (k+1)-th smallest), reordering
-/// `values`: a quickselect with a three-way partition around the middle value (so runs of
-/// equal latencies and sorted input stay linear), a fraction of the standard select's code
-/// in the wasm. `k` must be in range.
-fn nth_smallest(values: &mut [u32], k: usize) -> u32 {
-    let (mut lo, mut hi) = (0, values.len());
-    loop {
-        let pivot = values[lo + (hi - lo) / 2];
-        // values[lo..lt] < pivot, values[lt..i] == pivot, values[gt..hi] > pivot.
-        let (mut lt, mut i, mut gt) = (lo, lo, hi);
-        while i < gt {
-            if values[i] < pivot {
-                values.swap(lt, i);
-                lt += 1;
-                i += 1;
-            } else if values[i] > pivot {
-                gt -= 1;
-                values.swap(i, gt);
-            } else {
-                i += 1;
-            }
-        }
-        if k < lt {
-            hi = lt;
-        } else if k >= gt {
-            lo = gt;
-        } else {
-            return pivot;
-        }
-    }
+    let (_, nth, _) = values.select_nth_unstable(rank as usize);
+    Some(Millis::from(*nth))
 }
 
 fn success_percent(tally: &Tally) -> Option<f64> {
@@ -1335,41 +1304,6 @@ mod tests {
         for i in 0..=100 {
             let x = f64::from(i) / 100.0;
             assert!((exp_neg(x) - (-x).exp()).abs() < 1e-15, "e^-{x}");
-        }
-    }
-
-    #[test]
-    fn the_nth_smallest_is_the_standard_selects() {
-        // Every length up to 40 in many orders (a fixed xorshift sequence), few and many
-        // distinct values, and sorted, reversed and constant runs.
-        let mut state = 0x9e37_79b9_7f4a_7c15u64;
-        let mut next = |m: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state % m) as u32
-        };
-        let mut cases: Vec<Vec<u32>> = Vec::new();
-        for len in 1..=40 {
-            for m in [1, 3, 50, 1 << 31] {
-                for _ in 0..20 {
-                    cases.push((0..len).map(|_| next(m)).collect());
-                }
-            }
-            cases.push((0..len as u32).collect());
-            cases.push((0..len as u32).rev().collect());
-        }
-        cases.push((0..5_000).map(|i| i % 13).collect());
-        for values in cases {
-            for k in 0..values.len() {
-                let mut standard = values.clone();
-                let expected = *standard.select_nth_unstable(k).1;
-                assert_eq!(
-                    nth_smallest(&mut values.clone(), k),
-                    expected,
-                    "{values:?} {k}"
-                );
-            }
         }
     }
 

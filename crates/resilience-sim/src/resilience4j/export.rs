@@ -7,7 +7,6 @@
 
 use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
 use crate::duration::format_duration;
-use crate::number::{push_f32, push_f64};
 use crate::policy::circuit_breaker::{OpenWaitFunction, State};
 use crate::policy::retry::IntervalFunction;
 use crate::Millis;
@@ -169,17 +168,15 @@ fn backoff(
 
 /// A value as YAML and `.properties` write it (not a list).
 fn text(value: Val) -> String {
-    let mut out = String::new();
     match value {
-        Int(n) => out = int(n.into()),
-        Bool(b) => out.push_str(if b { "true" } else { "false" }),
-        Word(w) => out.push_str(w),
-        Ms(ms) => out = format_duration(ms),
-        Rate(v) => push_f32(&mut out, v),
-        Num(v) => push_f64(&mut out, v),
-        Classes(_) => {}
+        Int(n) => int(n.into()),
+        Bool(b) => b.to_string(),
+        Word(w) => w.to_string(),
+        Ms(ms) => format_duration(ms),
+        Rate(v) => v.to_string(),
+        Num(v) => v.to_string(),
+        Classes(_) => String::new(),
     }
-    out
 }
 
 /// The instances of `kind`, in the given order.
@@ -481,29 +478,18 @@ fn java_duration(ms: Millis) -> String {
 /// A value as a Java argument: a `float` whole as an int literal, else with `f`; a
 /// `double` with a decimal point.
 fn java_value(value: Val, classes: &JavaClasses, imports: &mut Vec<String>) -> String {
-    let mut out = String::new();
     match value {
         Ms(ms) => {
             insert(imports, "java.time.Duration");
-            out = java_duration(ms);
+            java_duration(ms)
         }
-        Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => {
-            out = super::signed(v as i64);
-        }
-        Rate(v) => {
-            push_f32(&mut out, v);
-            out.push('f');
-        }
-        Num(v) => {
-            push_f64(&mut out, v);
-            if v.fract() == 0.0 && v.abs() < 1e15 {
-                out.push_str(".0");
-            }
-        }
-        Classes(names) => out = classes.list(names),
-        value => out = text(value),
+        Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => super::signed(v as i64),
+        Rate(v) => format!("{v}f"),
+        Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v}.0"),
+        Num(v) => v.to_string(),
+        Classes(names) => classes.list(names),
+        value => text(value),
     }
-    out
 }
 
 /// The instances as Java builder code, one `XConfig name = XConfig.custom()...build();`

@@ -298,16 +298,9 @@ pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
     if problems.is_empty() {
         return Ok(out);
     }
-    // By line, in the order found within a line (a stable insertion sort: the problems
-    // come nearly in order, and no sort code in the wasm).
-    let mut sorted: Vec<Problem> = Vec::new();
-    for problem in problems {
-        let slot = sorted
-            .iter()
-            .rposition(|p| p.0 <= problem.0)
-            .map_or(0, |i| i + 1);
-        sorted.insert(slot, problem);
-    }
+    // By line, in the order found within a line (stable).
+    let mut sorted = problems;
+    sorted.sort_by_key(|p| p.0);
     sorted.dedup();
     Err(sorted
         .into_iter()

@@ -509,9 +509,7 @@ pub(crate) fn check_size(text: &str) -> Result<(), Vec<String>> {
 
 /// `v` as `format!("{v}")` writes it.
 pub(crate) fn num(v: f64) -> String {
-    let mut out = String::new();
-    crate::number::push_f64(&mut out, v);
-    out
+    v.to_string()
 }
 
 /// `n` in decimal.

@@ -282,7 +282,7 @@ fn round_to_step(v: f64, step: f64) -> f64 {
 /// A number as the link and the CLI write it: the shortest text that reads back the same
 /// (`1000`, `2.5`, `0.1`).
 pub fn number_text(v: f64) -> String {
-    crate::number::f64_text(v)
+    v.to_string()
 }
 
 /// The number a `set` of a `Number` or `Whole` control receives (0 for other values: the

@@ -13,6 +13,8 @@
 //! One field is the simulation's own: `exceptions`, the scenario's exception classes with
 //! their parents (see [`crate::exceptions`]).
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::State;
@@ -246,7 +248,7 @@ impl Default for CircuitBreakerConfig {
             record_exceptions: Vec::new(),
             ignore_exceptions: Vec::new(),
             initial_state: State::Closed,
-            exceptions: DeclaredExceptions::new(),
+            exceptions: BTreeMap::new(),
         }
     }
 }
@@ -322,7 +324,7 @@ struct RawConfig {
     ignore_exceptions: Vec<String>,
     #[serde(skip_serializing_if = "is_closed")]
     initial_state: State,
-    #[serde(skip_serializing_if = "DeclaredExceptions::is_empty")]
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     exceptions: DeclaredExceptions,
 }
 
