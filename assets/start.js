@@ -5,10 +5,10 @@
 //
 // A file rather than an inline script: the site runs under a Content-Security-Policy
 // without 'unsafe-inline' (see index.html). PART_OF_DEMO must be src/part.rs's table (a
-// test compares them); FILES is written at build time by scripts/hash-parts.mjs (Trunk's
+// test compares them); FILES is written at build time by scripts/post-build.mjs (Trunk's
 // post_build hook) with each part's hashed file names.
 
-const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox-and-pool', 11: 'sandbox-and-pool', 12: 'brownout', 13: 'checkout'};
+const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout'};
 const TOOLS = 'course-tools';
 const FILES = {};
 

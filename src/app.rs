@@ -61,25 +61,32 @@ pub fn retry_labs_pages(
     })
 }
 
-/// Demos 10 and 11.
-pub fn sandbox_and_pool_pages(
+/// Demo 10.
+pub fn sandbox_pages(
     number: u32,
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    use crate::course::{pool::PoolPage, sandbox::SandboxPage};
-    let info = *catalogue::lab(number)?;
-    Some(match info.lab {
-        Lab::Sandbox => lab_page(
-            main,
-            move || view! { <SandboxPage info=info location=location /> },
-        ),
-        Lab::Pool => lab_page(
-            main,
-            move || view! { <PoolPage info=info location=location /> },
-        ),
-        _ => return None,
-    })
+    use crate::course::sandbox::SandboxPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Sandbox)?;
+    Some(lab_page(
+        main,
+        move || view! { <SandboxPage info=info location=location /> },
+    ))
+}
+
+/// Demo 11.
+pub fn pool_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::pool::PoolPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Pool)?;
+    Some(lab_page(
+        main,
+        move || view! { <PoolPage info=info location=location /> },
+    ))
 }
 
 /// Demo 12.
@@ -130,10 +137,11 @@ pub fn every_page(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    let pages: [Pages; 6] = [
+    let pages: [Pages; 7] = [
         tick_demos_pages,
         retry_labs_pages,
-        sandbox_and_pool_pages,
+        sandbox_pages,
+        pool_pages,
         brownout_pages,
         checkout_pages,
         course_tools_pages,

@@ -20,8 +20,10 @@ pub enum Part {
     TickDemos,
     /// Demos 8 and 9, the rate models of the retry labs.
     RetryLabs,
-    /// Demos 10 and 11: the breaker sandbox and the shared pool.
-    SandboxAndPool,
+    /// Demo 10, the breaker sandbox.
+    Sandbox,
+    /// Demo 11, the shared pool.
+    Pool,
     /// Demo 12, the pricing brownout.
     Brownout,
     /// Demo 13, payment and shipping.
@@ -32,10 +34,11 @@ pub enum Part {
 }
 
 impl Part {
-    pub const ALL: [Part; 6] = [
+    pub const ALL: [Part; 7] = [
         Part::TickDemos,
         Part::RetryLabs,
-        Part::SandboxAndPool,
+        Part::Sandbox,
+        Part::Pool,
         Part::Brownout,
         Part::Checkout,
         Part::CourseTools,
@@ -47,7 +50,8 @@ impl Part {
         match catalogue::lab(number).map(|l| l.lab) {
             None => Part::TickDemos,
             Some(Lab::Amplification | Lab::Jitter) => Part::RetryLabs,
-            Some(Lab::Sandbox | Lab::Pool) => Part::SandboxAndPool,
+            Some(Lab::Sandbox) => Part::Sandbox,
+            Some(Lab::Pool) => Part::Pool,
             Some(Lab::Brownout) => Part::Brownout,
             Some(Lab::Checkout) => Part::Checkout,
         }
@@ -58,7 +62,8 @@ impl Part {
         match self {
             Part::TickDemos => "tick-demos",
             Part::RetryLabs => "retry-labs",
-            Part::SandboxAndPool => "sandbox-and-pool",
+            Part::Sandbox => "sandbox",
+            Part::Pool => "pool",
             Part::Brownout => "brownout",
             Part::Checkout => "checkout",
             Part::CourseTools => "course-tools",
