@@ -67,8 +67,12 @@ function partOfLink(a) {
   return partOf(href);
 }
 
-// Links into another part: prefetched when they come into view, or when the browser is
-// idle for the pager's (the next and previous demo).
+// Links into another part: the pager's (the next and previous demo) prefetched when the
+// browser is idle, a link in the demo's own text when it comes into view, a link of the
+// course list when the pointer or the focus reaches it (the list shows all thirteen at
+// once: fetching them all would cost four times the demo itself). Nothing is prefetched
+// in a course page's frame, nor when the browser asks to save data.
+const quiet = /(^|[?&])embed(=1|=true)?(&|$)/.test(location.search) || navigator.connection?.saveData;
 const seen = new WeakSet();
 const inView = 'IntersectionObserver' in window
   ? new IntersectionObserver((entries) => {
@@ -85,7 +89,7 @@ const idle = window.requestIdleCallback ?? ((f) => setTimeout(f, 200));
 let scheduled = false;
 function watchLinks() {
   scheduled = false;
-  for (const a of document.querySelectorAll('a[href^="?"]')) {
+  for (const a of document.querySelectorAll('main a[href^="?"]')) {
     if (seen.has(a)) continue;
     seen.add(a);
     if (a.closest('.demo-pager')) {
@@ -102,10 +106,19 @@ function schedule() {
     idle(watchLinks);
   }
 }
+function intent(e) {
+  const a = e.target.closest?.('a[href^="?"]');
+  const part = a && partOfLink(a);
+  if (part) prefetch(part);
+}
 
 const running = partOf(location.search);
 const bindings = await load(running);
 if (running === TOOLS) bindings.mount_overview();
 prefetched.add(running);
-schedule();
-new MutationObserver(schedule).observe(document.body, { childList: true, subtree: true });
+if (!quiet) {
+  schedule();
+  new MutationObserver(schedule).observe(document.body, { childList: true, subtree: true });
+  document.addEventListener('pointerover', intent, { passive: true });
+  document.addEventListener('focusin', intent);
+}
