@@ -12,6 +12,7 @@ pub mod format;
 pub mod nav;
 pub mod part;
 pub mod settings_form;
+pub mod tasks;
 pub mod tools;
 pub mod url_state;
 pub mod views;

@@ -28,6 +28,7 @@ use super::pool::secs;
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::{fixed, rate};
 use crate::nav::Location;
+use crate::tasks::Stepped;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{change, click, effect, live, live_html, Html};
 
@@ -948,16 +949,13 @@ pub fn ladder_html(config: &BrownoutConfig, ladder: &Ladder, h: &mut String) {
 /// Model time one slice of a run simulates: about 2 ms in the browser even in a retry
 /// storm, so the page keeps answering while a slider is dragged.
 const SLICE_MS: u64 = 12_000;
-/// Slices one task may run before it yields to the browser (wall time).
-const TASK_BUDGET_MS: f64 = 4.0;
-
 /// A slider's change: the session takes the value at once (checked by the model), and the
 /// run is made in slices, one task each, so no task holds the browser for a whole run;
 /// the page shows the previous run until the new one is installed. A later change drops
 /// the run under way.
 fn set_in_slices(
     state: LabState<BrownoutLab>,
-    generation: StoredValue<u32>,
+    runs: Stepped,
     name: &'static str,
     value: ControlValue,
 ) {
@@ -971,83 +969,50 @@ fn set_in_slices(
     let Some(lab) = pending else {
         return;
     };
-    generation.update_value(|g| *g = g.wrapping_add(1));
-    let mine = generation.get_value();
-    if let Ok(sim) = BrownoutSim::new(&lab.config) {
-        set_timeout(
-            move || run_slice(session, generation, mine, lab, sim),
-            Duration::ZERO,
-        );
-    }
-}
-
-fn run_slice(
-    session: RwSignal<LabSession<BrownoutLab>>,
-    generation: StoredValue<u32>,
-    mine: u32,
-    lab: BrownoutLab,
-    mut sim: BrownoutSim,
-) {
-    // A later change started its own run (or the page is gone).
-    if generation.try_get_value() != Some(mine) {
-        return;
-    }
-    // Slices until about 4 ms have gone (a task each time would wait for the browser's
-    // timer clamp between them), so a task leaves room for a frame.
-    let clock = web_sys::window().and_then(|w| w.performance());
-    let now = || clock.as_ref().map_or(0.0, |c| c.now());
-    let start = now();
-    let mut done = sim.advance(SLICE_MS);
-    while !done && now() - start < TASK_BUDGET_MS {
-        done = sim.advance(SLICE_MS);
-    }
-    if done {
-        let run = sim.finish();
-        session.try_update(|s| s.install_run(&lab, run));
-    } else {
-        set_timeout(
-            move || run_slice(session, generation, mine, lab, sim),
-            Duration::ZERO,
-        );
-    }
+    // Started even when the model refuses the config: that drops the run under way.
+    let mut sim = BrownoutSim::new(&lab.config).ok();
+    runs.start(Duration::ZERO, move || {
+        let Some(under_way) = sim.as_mut() else {
+            return true;
+        };
+        if !under_way.advance(SLICE_MS) {
+            return false;
+        }
+        if let Some(done) = sim.take() {
+            let run = done.finish();
+            session.try_update(|s| s.install_run(&lab, run));
+        }
+        true
+    });
 }
 
 /// Keeps `ladder` in step with the session's settings other than `fixes`: a moment after
 /// the last change, one step per task (the step the session already ran is read from its
 /// run).
 fn follow_ladder(session: RwSignal<LabSession<BrownoutLab>>, ladder: RwSignal<Ladder>) {
-    let generation = StoredValue::new(0u32);
+    let steps = Stepped::new();
     effect(move || {
         let key = session.with(|s| ladder_key(&s.config().config));
         if ladder.with_untracked(|l| l.key.as_ref() == Some(&key)) {
             return;
         }
         let first = ladder.with_untracked(|l| l.key.is_none());
-        generation.update_value(|g| *g = g.wrapping_add(1));
-        let mine = generation.get_value();
         let wait = Duration::from_millis(if first { 0 } else { 250 });
-        set_timeout(
-            move || ladder_step(session, ladder, generation, mine, key, Vec::new()),
-            wait,
-        );
+        let mut rows = Vec::new();
+        steps.start(wait, move || ladder_step(session, ladder, &key, &mut rows));
     });
 }
 
+/// The ladder's next row (the run the session already made is read from it); `true` once
+/// the table is complete or a run was refused.
 fn ladder_step(
     session: RwSignal<LabSession<BrownoutLab>>,
     ladder: RwSignal<Ladder>,
-    generation: StoredValue<u32>,
-    mine: u32,
-    key: BrownoutConfig,
-    mut rows: Vec<Headline>,
-) {
-    // A later change started its own ladder (or the page is gone).
-    if generation.try_get_value() != Some(mine) {
-        return;
-    }
-    let fixes = rows.len() as u8;
+    key: &BrownoutConfig,
+    rows: &mut Vec<Headline>,
+) -> bool {
     let config = BrownoutConfig {
-        fixes,
+        fixes: rows.len() as u8,
         ..key.clone()
     };
     let known = session
@@ -1064,25 +1029,23 @@ fn ladder_step(
     match row {
         Err(e) => {
             ladder.try_set(Ladder {
-                key: Some(key),
+                key: Some(key.clone()),
                 rows: Vec::new(),
                 error: Some(e.to_string()),
             });
+            true
         }
         Ok(row) => {
             rows.push(row);
-            if rows.len() == FIXES.len() {
+            let complete = rows.len() == FIXES.len();
+            if complete {
                 ladder.try_set(Ladder {
-                    key: Some(key),
-                    rows,
+                    key: Some(key.clone()),
+                    rows: std::mem::take(rows),
                     error: None,
                 });
-            } else {
-                set_timeout(
-                    move || ladder_step(session, ladder, generation, mine, key, rows),
-                    Duration::ZERO,
-                );
             }
+            complete
         }
     }
 }
@@ -1096,13 +1059,13 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     controls.retain(|c| c.name != "fixes");
     // Sliders run the model in slices between frames (a whole run takes longer than a
     // frame in the browser); selects, toggles and the stepper still run it at once.
-    let generation = StoredValue::new(0u32);
+    let runs = Stepped::new();
     for c in controls
         .iter_mut()
         .filter(|c| matches!(c.kind, ControlKind::Number { .. }))
     {
         let name = c.name;
-        c.change = Callback::new(move |value| set_in_slices(state, generation, name, value));
+        c.change = Callback::new(move |value| set_in_slices(state, runs, name, value));
     }
     let second = RwSignal::new(FIRST_SECOND_SHOWN);
     let pick = RwSignal::new(None::<Mechanism>);

@@ -1,0 +1,74 @@
+//! Work too long for one browser task (a lab's run while a slider is dragged, a table of
+//! runs), done in steps: each task runs steps for about 4 ms, then yields so the page can
+//! draw a frame and take the next input, and a newer start of the same work drops the run
+//! under way. The page keeps what it showed until the work installs its result.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+
+/// Wall time one task may take before it yields to the browser.
+const TASK_BUDGET_MS: f64 = 4.0;
+
+/// One kind of work on a page: starting it again drops the run under way.
+#[derive(Clone, Copy)]
+pub struct Stepped {
+    generation: StoredValue<u32>,
+}
+
+impl Stepped {
+    pub fn new() -> Self {
+        Self {
+            generation: StoredValue::new(0),
+        }
+    }
+
+    /// Runs `step` after `delay`, then again and again, a task's budget at a time, until
+    /// it returns `true` (done). A later `start` on `self`, or the page going away, ends
+    /// this run at its next task.
+    pub fn start(self, delay: Duration, step: impl FnMut() -> bool + 'static) {
+        self.generation.update_value(|g| *g = g.wrapping_add(1));
+        let mine = self.generation.get_value();
+        let run = Run {
+            generation: self.generation,
+            mine,
+            step: Box::new(step),
+        };
+        set_timeout(move || run.task(), delay);
+    }
+}
+
+impl Default for Stepped {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+struct Run {
+    generation: StoredValue<u32>,
+    mine: u32,
+    step: Box<dyn FnMut() -> bool>,
+}
+
+impl Run {
+    fn task(mut self) {
+        // A later start took over (or the page is gone).
+        if self.generation.try_get_value() != Some(self.mine) {
+            return;
+        }
+        // Steps until the budget is spent (a task per step would wait for the browser's
+        // timer clamp between them).
+        let clock = web_sys::window().and_then(|w| w.performance());
+        let now = || clock.as_ref().map_or(0.0, |c| c.now());
+        let start = now();
+        loop {
+            if (self.step)() {
+                return;
+            }
+            if now() - start >= TASK_BUDGET_MS {
+                break;
+            }
+        }
+        set_timeout(move || self.task(), Duration::ZERO);
+    }
+}
