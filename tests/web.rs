@@ -1105,3 +1105,53 @@ async fn typing_in_a_field_survives_the_next_tick() {
     play(&page, 1).await;
     assert_eq!(seed.value(), "12");
 }
+
+/// Waits `ms` of the browser's time (for what arrives in later tasks: an event the browser
+/// queues, a tool's answer).
+async fn wait_ms(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        web_sys::window()
+            .unwrap()
+            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
+            .unwrap();
+    });
+    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
+}
+
+/// The notes and the config dialog come from the tools part, through the same JavaScript
+/// interface the bundle's start.js gives the page: the page asks only when they are opened.
+#[wasm_bindgen_test]
+async fn teacher_notes_and_the_config_arrive_from_the_tools_when_opened() {
+    let page = Page::open("demo=5").await;
+    let notes = page.one("teacher-notes");
+    assert!(
+        !notes
+            .text_content()
+            .unwrap_or_default()
+            .contains("Expected answer"),
+        "nothing is asked for before the notes are unfolded"
+    );
+    notes
+        .query_selector("summary")
+        .unwrap()
+        .unwrap()
+        .unchecked_into::<HtmlElement>()
+        .click();
+    wait_ms(50).await;
+    leptos::task::tick().await;
+    let text = notes.text_content().unwrap_or_default();
+    assert!(text.contains("Expected answer"), "{text}");
+
+    page.click("export-r4j").await;
+    wait_ms(50).await;
+    leptos::task::tick().await;
+    let yaml = page.text("export-r4j-text");
+    // The spec's breaker: a COUNT_BASED window of 4, judged from 4 calls, opening at 50 %.
+    for line in [
+        "sliding-window-size: 4",
+        "minimum-number-of-calls: 4",
+        "failure-rate-threshold: 50",
+    ] {
+        assert!(yaml.contains(line), "{line} in {yaml}");
+    }
+}
