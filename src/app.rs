@@ -1,6 +1,10 @@
 //! The course frame: header, the list of numbered demos, the open demo, footer. The address
 //! bar holds which demo is open (`?demo=N`, plus `&t=K` and the learner's changes), so a
 //! link reproduces what the learner sees and Back returns to the previous demo.
+//!
+//! Also the router, the one place that knows every page: each part of the course
+//! ([`crate::part`]) mounts the frame with its own page function (`tick_demos_pages`,
+//! `brownout_pages`, ...), so its binary links only its own pages.
 
 use std::any::Any;
 
@@ -36,9 +40,9 @@ pub fn tick_demos_pages(
     let Location {
         state, problems, ..
     } = location.get_untracked();
-    Some(Box::new(mount_to(main, move || {
+    Some(mounted(main, move || {
         view! { <TickDemo initial=state problems=problems location=location /> }
-    })))
+    }))
 }
 
 /// Demos 8 and 9.
@@ -50,10 +54,10 @@ pub fn retry_labs_pages(
     use crate::course::{amplification::AmplificationPage, jitter::JitterPage};
     let info = *catalogue::lab(number)?;
     Some(match info.lab {
-        Lab::Amplification => lab_page(main, move || {
+        Lab::Amplification => mounted(main, move || {
             view! { <AmplificationPage info=info location=location /> }
         }),
-        Lab::Jitter => lab_page(
+        Lab::Jitter => mounted(
             main,
             move || view! { <JitterPage info=info location=location /> },
         ),
@@ -69,7 +73,7 @@ pub fn sandbox_pages(
 ) -> Option<Box<dyn Any>> {
     use crate::course::sandbox::SandboxPage;
     let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Sandbox)?;
-    Some(lab_page(
+    Some(mounted(
         main,
         move || view! { <SandboxPage info=info location=location /> },
     ))
@@ -83,7 +87,7 @@ pub fn pool_pages(
 ) -> Option<Box<dyn Any>> {
     use crate::course::pool::PoolPage;
     let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Pool)?;
-    Some(lab_page(
+    Some(mounted(
         main,
         move || view! { <PoolPage info=info location=location /> },
     ))
@@ -97,7 +101,7 @@ pub fn brownout_pages(
 ) -> Option<Box<dyn Any>> {
     use crate::course::brownout::BrownoutPage;
     let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Brownout)?;
-    Some(lab_page(
+    Some(mounted(
         main,
         move || view! { <BrownoutPage info=info location=location /> },
     ))
@@ -111,7 +115,7 @@ pub fn checkout_pages(
 ) -> Option<Box<dyn Any>> {
     use crate::course::checkout::CheckoutPage;
     let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Checkout)?;
-    Some(lab_page(
+    Some(mounted(
         main,
         move || view! { <CheckoutPage info=info location=location /> },
     ))
@@ -123,12 +127,7 @@ pub fn course_tools_pages(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    (number == 0).then(|| -> Box<dyn Any> {
-        Box::new(mount_to(
-            main,
-            move || view! { <Overview location=location /> },
-        ))
-    })
+    (number == 0).then(|| mounted(main, move || view! { <Overview location=location /> }))
 }
 
 /// Every page of the course in one wasm: the library's browser tests.
@@ -151,7 +150,8 @@ pub fn every_page(
         .find_map(|pages| pages(number, main.clone(), location))
 }
 
-fn lab_page<V: IntoView + 'static>(
+/// `page` mounted in `main`, kept alive by the handle.
+fn mounted<V: IntoView + 'static>(
     main: web_sys::HtmlElement,
     page: impl FnOnce() -> V + 'static,
 ) -> Box<dyn Any> {
