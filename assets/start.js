@@ -118,7 +118,10 @@ if (running === TOOLS) bindings.mount_overview();
 prefetched.add(running);
 if (!quiet) {
   schedule();
-  new MutationObserver(schedule).observe(document.body, { childList: true, subtree: true });
+  // A new page is a new child of <main>: watching only that keeps a tick's many changes
+  // deep in the page from making records here.
+  const main = document.querySelector('main') ?? document.body;
+  new MutationObserver(schedule).observe(main, { childList: true });
   document.addEventListener('pointerover', intent, { passive: true });
   document.addEventListener('focusin', intent);
 }
