@@ -179,7 +179,7 @@ pub fn App(pages: Pages) -> impl IntoView {
         }
         let navigated = page.is_some();
         drop(page.take());
-        let Some(mounted) = pages(number, main.clone().into(), location) else {
+        let Some(mounted) = pages(number, main.clone(), location) else {
             // Another part has this page (start.js and the app read the address alike,
             // so only an odd spelling of the number lands here): load it by its plain link.
             let query = if embedded {

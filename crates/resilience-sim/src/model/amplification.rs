@@ -248,12 +248,7 @@ fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), Confi
     } else {
         Err(ConfigError::new(
             field,
-            format!(
-                "must be a number between {} and {} (got {})",
-                min.to_string(),
-                max.to_string(),
-                value.to_string()
-            ),
+            format!("must be a number between {min} and {max} (got {value})"),
         ))
     }
 }

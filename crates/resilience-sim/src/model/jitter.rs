@@ -117,7 +117,7 @@ impl JitterConfig {
                 "multiplier",
                 format!(
                     "must be a number between 1 and 10 (got {})",
-                    self.multiplier.to_string()
+                    self.multiplier
                 ),
             ));
         }

@@ -109,12 +109,7 @@ fn check_float(field: &str, value: f64, min: f64, max: f64) -> Result<(), Config
     } else {
         Err(ConfigError::new(
             field,
-            format!(
-                "must be between {} and {} (got {})",
-                min.to_string(),
-                max.to_string(),
-                value.to_string()
-            ),
+            format!("must be between {min} and {max} (got {value})"),
         ))
     }
 }
