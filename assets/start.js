@@ -10,6 +10,9 @@
 
 const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout'};
 const TOOLS = 'course-tools';
+// The stylesheet only the labs use (the tick demos and the tools do without it).
+const LAB_STYLES = 'labs.css';
+const WITHOUT_LAB_STYLES = ['tick-demos', TOOLS];
 const FILES = {};
 
 const base = document.baseURI;
@@ -45,6 +48,17 @@ function load(part) {
   return loading.get(part);
 }
 
+// The labs' stylesheet, in before a lab's page is drawn (a failed load draws it anyway).
+function styles(part) {
+  if (WITHOUT_LAB_STYLES.includes(part)) return Promise.resolve();
+  const link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = url(FILES[LAB_STYLES]);
+  const loaded = new Promise((resolve) => { link.onload = link.onerror = resolve; });
+  document.head.append(link);
+  return loaded;
+}
+
 // The tools part, for the app: `globalThis.resiliencePlaygroundTools()` resolves to its
 // exports (src/tools.rs), loaded on first use.
 globalThis.resiliencePlaygroundTools = () => load(TOOLS);
@@ -53,7 +67,11 @@ const prefetched = new Set();
 function prefetch(part) {
   if (prefetched.has(part) || loading.has(part) || !FILES[part]) return;
   prefetched.add(part);
-  for (const name of [FILES[part].js, FILES[part].wasm]) {
+  const names = [FILES[part].js, FILES[part].wasm];
+  if (!WITHOUT_LAB_STYLES.includes(part) && WITHOUT_LAB_STYLES.includes(running)) {
+    names.push(FILES[LAB_STYLES]);
+  }
+  for (const name of names) {
     const link = document.createElement('link');
     link.rel = 'prefetch';
     link.href = url(name);
@@ -113,7 +131,7 @@ function intent(e) {
 }
 
 const running = partOf(location.search);
-const bindings = await load(running);
+const [bindings] = await Promise.all([load(running), styles(running)]);
 if (running === TOOLS) bindings.mount_overview();
 prefetched.add(running);
 if (!quiet) {

@@ -15,12 +15,12 @@ import { BASE_URL, launchBrowser } from './support.mjs';
 
 const TARGET = 150 * 1024;
 const CEILING_KB = {
-  'tick-demos': 194,
-  'retry-labs': 188,
-  sandbox: 207,
-  pool: 185,
-  brownout: 215,
-  checkout: 199,
+  'tick-demos': 190,
+  'retry-labs': 189,
+  sandbox: 208,
+  pool: 187,
+  brownout: 216,
+  checkout: 200,
 };
 const PAGES = [
   ...Array.from({ length: 13 }, (_, i) => `?demo=${i + 1}`),
@@ -56,15 +56,16 @@ async function load(path, { throttle = false, settle = 0 } = {}) {
       uploadThroughput: 0.75e6 / 8,
     });
   }
-  const own = partOfDemo[new URLSearchParams(path).get('demo')];
   const requests = new Map();
   const received = [];
-  cdp.on('Network.requestWillBeSent', (e) => requests.set(e.requestId, e.request.url));
+  cdp.on('Network.requestWillBeSent', (e) => requests.set(e.requestId, e));
   cdp.on('Network.loadingFinished', (e) => {
-    const name = new URL(requests.get(e.requestId) ?? 'x:/?').pathname.split('/').pop() || 'index.html';
-    // Another part's files are the prefetch for the demos the page links to.
-    const part = name.match(/^([a-z-]+)-[0-9a-f]{16}(?:\.js|_bg\.wasm)$/)?.[1];
-    received.push({ name, bytes: e.encodedDataLength, prefetch: part !== undefined && part !== own });
+    const sent = requests.get(e.requestId);
+    const name = new URL(sent?.request.url ?? 'x:/?').pathname.split('/').pop() || 'index.html';
+    // <link rel=prefetch> (for the demos the page links to): Chromium sends it as "Other"
+    // at the lowest priority.
+    const prefetch = sent?.type === 'Other' && sent.request.initialPriority === 'VeryLow';
+    received.push({ name, bytes: e.encodedDataLength, prefetch });
   });
   const errors = [];
   page.on('pageerror', (err) => errors.push(err.message));

@@ -5,7 +5,9 @@
 //   link (already `tick-demos-<hash>.js`), so a host may cache them for ever.
 // - Every part's bindings and start.js are minified with terser (Trunk's own minifier
 //   cannot read wasm-bindgen's `export default`): about 3 KB gzip off every demo.
-// - start.js gets each part's file names in FILES.
+// - The labs' stylesheet, copied as it is (start.js loads it for the labs only), gets a
+//   content hash too.
+// - start.js gets each part's file names, and the stylesheet's, in FILES.
 //
 //   node scripts/post-build.mjs [DIR]   (DIR defaults to $TRUNK_STAGING_DIR)
 import { createHash } from 'node:crypto';
@@ -57,6 +59,12 @@ for (const part of parts) {
   await rename(join(dir, `${part}_bg.wasm`), join(dir, files[part].wasm));
   await rm(join(dir, `${part}.js`));
 }
+const labStyles = start.match(/const LAB_STYLES = '([a-z.]+)'/)?.[1];
+if (!labStyles) throw new Error('post-build: start.js has no LAB_STYLES');
+const css = await readFile(join(dir, labStyles));
+const cssName = labStyles.replace(/\.css$/, `-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css`);
+await rename(join(dir, labStyles), join(dir, cssName));
+files[labStyles] = cssName;
 await writeFile(startPath, start.replace('const FILES = {};', `const FILES = ${JSON.stringify(files)};`));
 await writeFile(startPath, await minified(startPath));
 console.log(`post-build: ${[...parts].join(', ')}`);
