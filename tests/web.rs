@@ -1106,18 +1106,6 @@ async fn typing_in_a_field_survives_the_next_tick() {
     assert_eq!(seed.value(), "12");
 }
 
-/// Waits `ms` of the browser's time (for what arrives in later tasks: an event the browser
-/// queues, a tool's answer).
-async fn wait_ms(ms: i32) {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        web_sys::window()
-            .unwrap()
-            .set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms)
-            .unwrap();
-    });
-    wasm_bindgen_futures::JsFuture::from(promise).await.unwrap();
-}
-
 /// The notes and the config dialog come from the tools part, through the same JavaScript
 /// interface the bundle's start.js gives the page: the page asks only when they are opened.
 #[wasm_bindgen_test]
@@ -1137,13 +1125,13 @@ async fn teacher_notes_and_the_config_arrive_from_the_tools_when_opened() {
         .unwrap()
         .unchecked_into::<HtmlElement>()
         .click();
-    wait_ms(50).await;
+    sleep(50).await;
     leptos::task::tick().await;
     let text = notes.text_content().unwrap_or_default();
     assert!(text.contains("Expected answer"), "{text}");
 
     page.click("export-r4j").await;
-    wait_ms(50).await;
+    sleep(50).await;
     leptos::task::tick().await;
     let yaml = page.text("export-r4j-text");
     // The spec's breaker: a COUNT_BASED window of 4, judged from 4 calls, opening at 50 %.

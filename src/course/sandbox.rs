@@ -211,7 +211,8 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
 
 /// Breaker scripts in and out. In the browser the JSON text is read and written by the
 /// browser's own `JSON` (serde-wasm-bindgen maps it to the engine's types): the wasm then
-/// carries no JSON parser or float printer, about 10 KB gzip. Natively (the tests) the
+/// carries no JSON reader and writer of its own (the sandbox part is over its byte budget,
+/// docs/bundles.md). Natively (the tests) the
 /// engine's serde_json does the same job with the same types.
 mod script_io {
     use resilience_sim::scenario::sandbox::BreakerSandbox;

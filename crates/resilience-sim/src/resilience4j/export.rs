@@ -5,6 +5,8 @@
 //! Resilience4j's default: record every exception, ignore none). The three writers share
 //! one list of (key, value) per config; a builder method is the camelCase of its key.
 
+use std::collections::BTreeSet;
+
 use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
 use crate::duration::format_duration;
 use crate::policy::circuit_breaker::{OpenWaitFunction, State};
@@ -342,26 +344,13 @@ const JAVA: [(&str, &str); 5] = [
     ("timelimiter", "TimeLimiter"),
 ];
 
-/// Adds `item` to the sorted set `set` (a short sorted list: no `BTreeSet` in the wasm).
-fn insert(set: &mut Vec<String>, item: &str) -> bool {
-    let at = set
-        .iter()
-        .position(|s| s.as_str() >= item)
-        .unwrap_or(set.len());
-    if set.get(at).is_some_and(|s| s == item) {
-        return false;
-    }
-    set.insert(at, item.to_string());
-    true
-}
-
 const JAVA_KEYWORDS: [&str; 20] = [
     "abstract", "boolean", "break", "case", "class", "default", "do", "double", "else", "final",
     "for", "if", "int", "new", "null", "package", "private", "public", "return", "switch",
 ];
 
 /// A Java variable name for an instance: camelCase of the name, unique in the snippet.
-fn java_variable(name: &str, kind: Kind, used: &mut Vec<String>) -> String {
+fn java_variable(name: &str, kind: Kind, used: &mut BTreeSet<String>) -> String {
     let mut ident = camel(name, |c| !c.is_ascii_alphanumeric());
     if ident.is_empty() || ident.starts_with(|c: char| c.is_ascii_digit()) {
         ident.insert_str(0, "policy");
@@ -371,7 +360,7 @@ fn java_variable(name: &str, kind: Kind, used: &mut Vec<String>) -> String {
     }
     let mut candidate = ident.clone();
     let mut n = 2;
-    while !insert(used, &candidate) {
+    while !used.insert(candidate.clone()) {
         candidate = cat(&[&ident, &int(n)]);
         n += 1;
     }
@@ -413,7 +402,7 @@ fn simple(class: &str) -> &str {
 }
 
 impl JavaClasses {
-    fn new(instances: &[Instance], imports: &mut Vec<String>) -> Self {
+    fn new(instances: &[Instance], imports: &mut BTreeSet<String>) -> Self {
         let mut classes = Vec::new();
         for instance in instances {
             for (_, value) in settings(&instance.config) {
@@ -425,7 +414,7 @@ impl JavaClasses {
         let this = Self { classes };
         for class in &this.classes {
             if this.unique(class) {
-                insert(imports, outer(class));
+                imports.insert(outer(class).to_string());
             }
         }
         this
@@ -477,10 +466,10 @@ fn java_duration(ms: Millis) -> String {
 
 /// A value as a Java argument: a `float` whole as an int literal, else with `f`; a
 /// `double` with a decimal point.
-fn java_value(value: Val, classes: &JavaClasses, imports: &mut Vec<String>) -> String {
+fn java_value(value: Val, classes: &JavaClasses, imports: &mut BTreeSet<String>) -> String {
     match value {
         Ms(ms) => {
-            insert(imports, "java.time.Duration");
+            imports.insert("java.time.Duration".to_string());
             java_duration(ms)
         }
         Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => super::signed(v as i64),
@@ -495,9 +484,9 @@ fn java_value(value: Val, classes: &JavaClasses, imports: &mut Vec<String>) -> S
 /// The instances as Java builder code, one `XConfig name = XConfig.custom()...build();`
 /// per instance, after the imports it needs; the notes are `//` comments.
 pub fn to_java(instances: &[Instance]) -> String {
-    let mut imports = Vec::new();
+    let mut imports = BTreeSet::new();
     let classes = JavaClasses::new(instances, &mut imports);
-    let mut used = Vec::new();
+    let mut used = BTreeSet::new();
     let mut body = String::new();
     for instance in instances {
         let kind = instance.config.kind();
@@ -508,10 +497,7 @@ pub fn to_java(instances: &[Instance]) -> String {
         }
         let (package, name) = JAVA[kind as usize];
         let class = cat(&[name, "Config"]);
-        insert(
-            &mut imports,
-            &cat(&["io.github.resilience4j.", package, ".", &class]),
-        );
+        imports.insert(cat(&["io.github.resilience4j.", package, ".", &class]));
         push(
             &mut body,
             &[&class, " ", &variable, " = ", &class, ".custom()\n"],
@@ -535,7 +521,7 @@ pub fn to_java(instances: &[Instance]) -> String {
 fn java_calls(
     config: &PolicyConfig,
     classes: &JavaClasses,
-    imports: &mut Vec<String>,
+    imports: &mut BTreeSet<String>,
 ) -> Vec<String> {
     let settings = settings(config);
     let find = |key: &str| settings.iter().find(|s| s.0 == key).map(|s| s.1);
@@ -561,7 +547,7 @@ fn java_calls(
                     (Some(_), Some(_)) => Some("ofExponentialRandomBackoff("),
                 };
                 if let Some(function) = function {
-                    insert(imports, "io.github.resilience4j.core.IntervalFunction");
+                    imports.insert("io.github.resilience4j.core.IntervalFunction".to_string());
                     let max = settings.iter().find(|s| s.0.starts_with("exponential-max"));
                     let mut text = cat(&["IntervalFunction.", function, &argument]);
                     for value in [multiplier, factor, max.map(|s| s.1)].into_iter().flatten() {
@@ -577,17 +563,14 @@ fn java_calls(
                 }
             }
             "sliding-window-type" => {
-                insert(
-                    imports,
-                    "io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType",
+                imports.insert(
+                    "io.github.resilience4j.circuitbreaker.CircuitBreakerConfig.SlidingWindowType"
+                        .to_string(),
                 );
                 argument.insert_str(0, "SlidingWindowType.");
             }
             "transition-to-state-after-wait-duration" => {
-                insert(
-                    imports,
-                    "io.github.resilience4j.circuitbreaker.CircuitBreaker",
-                );
+                imports.insert("io.github.resilience4j.circuitbreaker.CircuitBreaker".to_string());
                 argument.insert_str(0, "CircuitBreaker.State.");
             }
             _ => {}
