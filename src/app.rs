@@ -170,6 +170,11 @@ pub fn App(pages: Pages) -> impl IntoView {
     let main = NodeRef::<leptos::html::Main>::new();
     let mut page: Option<(u32, Box<dyn Any>)> = None;
     let embedded = location.with_untracked(|l| l.embed);
+    // Pages belong to the App, not to the effect below: an effect disposes whatever was
+    // created under it each time it runs again, and it runs again on any change of the
+    // address (a `#main` from the skip link included), which would leave the open page
+    // with disposed signals and every control dead.
+    let app = Owner::current();
     effect(move || {
         // The overview is page 0: no demo has that number.
         let number = location.with(|l| if l.overview { 0 } else { l.state.demo });
@@ -179,7 +184,12 @@ pub fn App(pages: Pages) -> impl IntoView {
         }
         let navigated = page.is_some();
         drop(page.take());
-        let Some(mounted) = pages(number, main.clone(), location) else {
+        let mount = || pages(number, main.clone(), location);
+        let mounted = match &app {
+            Some(app) => app.with(mount),
+            None => mount(),
+        };
+        let Some(mounted) = mounted else {
             // Another part has this page (start.js and the app read the address alike,
             // so only an odd spelling of the number lands here): load it by its plain link.
             let query = if embedded {
