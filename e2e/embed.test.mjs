@@ -38,6 +38,8 @@ test('an embedded demo: no course navigation, its height posted, Next Tick works
   assert.equal(await frame.locator('.site-header').count(), 0, 'no site header');
   const full = frame.getByTestId('open-full-course');
   assert.equal(await full.getAttribute('target'), '_blank');
+  // A link that can be copied or middle-clicked: its demo before anything is pressed.
+  assert.equal(await full.getAttribute('href'), '?demo=5');
 
   await page.waitForFunction(() => messages.some((m) => m.data?.type === 'resilience-playground:resize'));
   const posted = await page.evaluate(() => messages.map((m) => m.data));

@@ -96,6 +96,37 @@ test('Demo 10: an exported script imported on a fresh page replays to the same s
   await fresh.close();
 });
 
+// The pasted script that once grew the page to 2 GB and killed it: millisecond timers over
+// 10^12 ms. The page refuses it as the CLI reports it, and goes on; so are a clock past the
+// script's last instant (u64::MAX, which the browser reads as a float), a byte-order mark,
+// and a paste over the file input's 2 MB.
+test('Demo 10: hostile pastes are refused in one line and the page goes on', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  const paste = async (text) => {
+    await page.getByTestId('sandbox-import-text').fill(text);
+    await page.getByTestId('sandbox-import').click();
+    return page.getByTestId('sandbox-refused').textContent();
+  };
+  const timers = '{"config":{"automaticTransitionFromOpenToHalfOpenEnabled":true,"waitDurationInOpenState":1,"maxWaitDurationInHalfOpenState":1},"steps":[{"transition":"OPEN"},{"advance_ms":1000000000000}]}';
+  assert.equal(await paste(timers),
+    'steps[1]: the breaker\'s timers have fired 1000000 times in this script, the most one script may fire: the clock stopped at 1000000 ms');
+  assert.equal(await paste('{"steps":[{"advance_ms":18446744073709551615}]}'),
+    "invalid breaker script: steps[0].advance_ms: takes the script's clock past 1000000000000 ms (about 31.7 years), the last instant a script may reach");
+  assert.match(await paste('{"steps":[{"acquire":{}},{"success":{"duration_ms":"x"}}]}'),
+    /^invalid breaker script: steps\[1\]\.success\.duration_ms: invalid type: string "x", expected a whole number of milliseconds from 0/);
+  await paste('\ufeff{"steps":[{"acquire":{}},{"error":{"duration_ms":5,"exception":"IOException"}}]}');
+  await page.getByTestId('sandbox-rates').filter({ hasText: '1 of 10' }).waitFor();
+  await page.getByTestId('sandbox-import-text').evaluate((area) => {
+    area.value = 'x'.repeat(3 * 1024 * 1024);
+    area.dispatchEvent(new Event('input', { bubbles: true }));
+  });
+  await page.getByTestId('sandbox-refused').filter({ hasText: 'over 2 MB' }).waitFor();
+  await page.getByTestId('sandbox-send-failure').click();
+  await page.getByTestId('sandbox-rates').filter({ hasText: '2 of 10' }).waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('Demo 11: the bulkhead toggle changes the /fast line; the scrubber moves through the seconds', async () => {
   for (const [name, viewport, colorScheme] of [
     ['desktop', { width: 1280, height: 800 }, 'light'],

@@ -218,16 +218,24 @@ pub fn App(pages: Pages) -> impl IntoView {
             let _ = root.set_attribute("data-embed", "");
         }
         embed::post_height_to_parent(location.with_untracked(|l| l.state.demo));
+        // The full page of what the frame shows: its demo from the start, with the state it
+        // has when the link is followed (the address follows the page, the link the address).
+        let full_course = embed::full_course_link(&crate::nav::current_query());
+        let follow_address = |e: web_sys::Event| {
+            let link = embed::full_course_link(&crate::nav::current_query());
+            if let Some(a) = e
+                .current_target()
+                .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())
+            {
+                let _ = a.set_attribute("href", &link);
+            }
+        };
         return view! {
             <p class="embed-bar">
-                <a href="?demo=1" target="_blank" rel="noopener" data-testid="open-full-course"
-                    on:click=click(|e| {
-                        // The full page of what the frame shows now, with its state.
-                        let link = embed::full_course_link(&crate::nav::current_query());
-                        if let Some(a) = e.current_target().and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok()) {
-                            let _ = a.set_attribute("href", &link);
-                        }
-                    })>"Open in the full course ↗"</a>
+                <a href=full_course target="_blank" rel="noopener" data-testid="open-full-course"
+                    on:click=move |e| follow_address(e.into())
+                    on:focus=move |e| follow_address(e.into())
+                    on:pointerenter=move |e| follow_address(e.into())>"Open in the full course ↗"</a>
             </p>
             <main id="main" class="demo-frame" tabindex="-1" node_ref=main></main>
         }

@@ -54,7 +54,14 @@ impl UrlState {
                     )),
                 },
                 "changes" => {
-                    for token in value.split(',').filter(|s| !s.is_empty()) {
+                    let tokens = value.split(',').filter(|s| !s.is_empty());
+                    let left_out = tokens.clone().skip(MAX_CHANGES).count();
+                    if left_out > 0 {
+                        problems.push(format!(
+                            "The link holds {left_out} changes more than a demo reads ({MAX_CHANGES}); they were left out."
+                        ));
+                    }
+                    for token in tokens.take(MAX_CHANGES) {
                         match parse_change(token) {
                             Some(change) => state.changes.push(change),
                             None => problems.push(format!(
@@ -83,7 +90,11 @@ impl UrlState {
             }
         }
         sort_by_tick(&mut state.changes);
-        (state, problems)
+        let left_out = pairs_left_out(query);
+        if left_out > 0 {
+            problems.push(too_many_pairs(left_out));
+        }
+        (state, shortened(problems))
     }
 
     /// The query string (without `?`) that [`UrlState::parse`] reads back as `self`.
@@ -221,14 +232,47 @@ fn format_change(change: &ScriptedChange) -> Vec<String> {
 
 /// The decoded (name, value) pairs of a query string (with or without its `?`).
 pub fn query_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    raw_pairs(query).take(MAX_QUERY_PAIRS).map(|p| {
+        let (k, v) = p.split_once('=').unwrap_or((p, ""));
+        (decode(k), decode(v))
+    })
+}
+
+fn raw_pairs(query: &str) -> impl Iterator<Item = &str> + Clone {
     query
         .trim_start_matches('?')
         .split('&')
         .filter(|p| !p.is_empty())
-        .map(|p| {
-            let (k, v) = p.split_once('=').unwrap_or((p, ""));
-            (decode(k), decode(v))
-        })
+}
+
+/// The most parameters a page reads from its address (a page's own links hold a few
+/// dozen at most): whatever a link holds, reading it is bounded work.
+pub const MAX_QUERY_PAIRS: usize = 100;
+/// The most scripted changes a tick demo's link may hold.
+pub const MAX_CHANGES: usize = 500;
+/// The most problems a page lists; the rest are counted.
+pub const MAX_PROBLEMS_SHOWN: usize = 5;
+
+/// How many parameters past [`MAX_QUERY_PAIRS`] the query holds (counted, not read).
+pub fn pairs_left_out(query: &str) -> usize {
+    raw_pairs(query).skip(MAX_QUERY_PAIRS).count()
+}
+
+/// The problem that says a link's tail was not read.
+pub fn too_many_pairs(left_out: usize) -> String {
+    format!(
+        "The link holds {left_out} parameters more than a page reads ({MAX_QUERY_PAIRS}); they were ignored."
+    )
+}
+
+/// The first [`MAX_PROBLEMS_SHOWN`] problems, and a count of the rest.
+pub fn shortened(mut problems: Vec<String>) -> Vec<String> {
+    if problems.len() > MAX_PROBLEMS_SHOWN + 1 {
+        let rest = problems.len() - MAX_PROBLEMS_SHOWN;
+        problems.truncate(MAX_PROBLEMS_SHOWN);
+        problems.push(format!("… and {rest} more problems like these."));
+    }
+    problems
 }
 
 /// Percent-decoding of a query component (`+` is a space); invalid escapes stay as typed.
@@ -437,5 +481,43 @@ mod tests {
             let (state, problems) = UrlState::parse(bad);
             assert_eq!((state.seed, problems.len()), (None, 1), "{bad}");
         }
+    }
+
+    #[test]
+    fn a_link_of_200000_bad_parameters_reads_100_and_lists_5_problems() {
+        let query = format!("?demo=3{}", "&t=x".repeat(200_000));
+        let (state, problems) = UrlState::parse(&query);
+        assert_eq!(state.demo, 3);
+        assert_eq!(problems.len(), MAX_PROBLEMS_SHOWN + 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("The tick “x” is not a number"),
+            "{}",
+            problems[0]
+        );
+        // 99 bad ticks read (the first pair is demo=3) and the 199,901 pairs not read: 100
+        // problems, 5 of them listed.
+        assert_eq!(problems[5], "… and 95 more problems like these.");
+    }
+
+    #[test]
+    fn a_link_with_more_changes_than_a_demo_reads_says_so() {
+        let changes: Vec<String> = (1..=100_000)
+            .rev()
+            .map(|t| format!("{t}.healthy"))
+            .collect();
+        let (state, problems) = UrlState::parse(&format!("demo=4&changes={}", changes.join(",")));
+        assert_eq!(state.changes.len(), MAX_CHANGES);
+        assert_eq!(
+            problems,
+            ["The link holds 99500 changes more than a demo reads (500); they were left out."]
+        );
+        assert!(state.changes.windows(2).all(|w| w[0].at <= w[1].at));
+    }
+
+    #[test]
+    fn the_parameters_past_the_hundredth_are_counted_not_read() {
+        let query = format!("demo=2{}", "&t=1".repeat(150));
+        let (_, problems) = UrlState::parse(&query);
+        assert_eq!(problems, [too_many_pairs(51)]);
     }
 }

@@ -15,7 +15,9 @@ use crate::components::{message, ControlBinding, ControlList, LabState, Problems
 use crate::course::{lab_text, LabText};
 use crate::nav::{address_follows, current_query, Location};
 use crate::tools::{self, ConfigText};
-use crate::url_state::{encode, is_foreign, query_pairs, PAGE_PARAMETERS};
+use crate::url_state::{
+    encode, is_foreign, pairs_left_out, query_pairs, shortened, too_many_pairs, PAGE_PARAMETERS,
+};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
 
@@ -29,8 +31,12 @@ pub fn open_from_link<L: LabModel>(query: &str) -> (LabSession<L>, Vec<String>) 
         .collect();
     let (session, problems) =
         LabSession::<L>::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
-    let messages = problems.iter().map(message::<L>).collect();
-    (session, messages)
+    let mut messages: Vec<String> = problems.iter().map(message::<L>).collect();
+    let left_out = pairs_left_out(query);
+    if left_out > 0 {
+        messages.push(too_many_pairs(left_out));
+    }
+    (session, shortened(messages))
 }
 
 /// The address of `session` on demo `number`: only what differs from the spec.

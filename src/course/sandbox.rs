@@ -16,6 +16,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::policy::circuit_breaker::{CircuitBreakerEvent, State, WindowCell, WindowKind};
+use resilience_sim::scenario::breaker_script::MAX_SCRIPT_BYTES;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{number_text, LabSession};
 use resilience_sim::scenario::sandbox::{
@@ -35,9 +36,9 @@ use crate::views::breaker::diagram;
 use crate::views::html::{change, click, effect, live_html, Html};
 use crate::views::page_tools::Pasted;
 
-/// Imported files larger than this are refused unread (a script of the sandbox's maximum
-/// length is far smaller).
-const MAX_IMPORT_BYTES: f64 = 2_000_000.0;
+/// What an import over [`MAX_SCRIPT_BYTES`] is told (a script of the sandbox's maximum
+/// length is far smaller), whether a file or a paste.
+const TOO_LARGE: &str = "Import: that script is over 2 MB, too large for a breaker script.";
 /// The longest advance one press may ask for: a day.
 const MAX_ADVANCE_S: f64 = 86_400.0;
 
@@ -190,6 +191,7 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
                 .map(|list| notes.claimed = list)
                 .map_err(|e| message::<SandboxSettings>(&e))
         }),
+        Intent::Import if fields.pasted.len() > MAX_SCRIPT_BYTES => Err(TOO_LARGE.to_string()),
         Intent::Import => script_io::import(s, &fields.pasted).map(|()| {
             notes.note = "Imported: the script was replayed from t = 0.".to_string();
         }),
@@ -234,7 +236,13 @@ mod script_io {
 
     #[cfg(target_arch = "wasm32")]
     pub fn import(s: &mut BreakerSandbox, text: &str) -> Result<(), String> {
-        let invalid = |why: String| format!("invalid breaker script: {}", why.replace('\n', " "));
+        let invalid = |why: String| {
+            format!(
+                "invalid breaker script: {}",
+                resilience_sim::error::one_line(&why)
+            )
+        };
+        let text = resilience_sim::error::without_bom(text);
         let value = js_sys::JSON::parse(text).map_err(|e| {
             invalid(
                 js_sys::Error::from(e)
@@ -243,7 +251,9 @@ mod script_io {
                     .unwrap_or_default(),
             )
         })?;
-        let script = serde_wasm_bindgen::from_value(value).map_err(|e| invalid(e.to_string()))?;
+        let script = resilience_sim::scenario::breaker_script::read_breaker_script(
+            serde_wasm_bindgen::Deserializer::from(value),
+        )?;
         s.import_script(script)
     }
 
@@ -382,6 +392,11 @@ fn SandboxBody(
         let (name, value, checked) = match target.dyn_into::<web_sys::HtmlInputElement>() {
             Ok(input) => (input.name(), input.value(), input.checked()),
             Err(target) => match target.dyn_into::<web_sys::HtmlTextAreaElement>() {
+                // The file input's limit, checked before the text is copied out of the page.
+                Ok(text) if text.text_length() as usize > MAX_SCRIPT_BYTES => {
+                    notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
+                    (text.name(), String::new(), false)
+                }
                 Ok(text) => (text.name(), text.value(), false),
                 Err(_) => return,
             },
@@ -456,11 +471,8 @@ fn import_file(
     notes: RwSignal<PageNotes>,
     state: LabState<SandboxSettings>,
 ) {
-    if file.size() > MAX_IMPORT_BYTES {
-        notes.update(|n| {
-            n.refused =
-                Some("Import: that file is over 2 MB, too large for a breaker script.".to_string())
-        });
+    if file.size() > MAX_SCRIPT_BYTES as f64 {
+        notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
         return;
     }
     spawn_local(async move {

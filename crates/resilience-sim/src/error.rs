@@ -36,6 +36,12 @@ pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), Co
     }
 }
 
+/// `text` without a leading UTF-8 byte-order mark: some editors save one, and a reader
+/// would take it for the first character of the document.
+pub fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
 /// The most characters of a bad value a message quotes.
 pub const EXCERPT_CHARS: usize = 40;
 
@@ -58,16 +64,37 @@ pub fn excerpt(value: &str) -> String {
 pub const MESSAGE_CHARS: usize = 400;
 
 /// `message` as one line of bounded length, whatever it quotes: control characters
-/// become spaces, and past [`MESSAGE_CHARS`] characters it is cut with `…`. The CLI's
-/// last guard of its error contract (one line on stderr).
+/// become spaces, a value quoted in backticks or double quotes (as serde quotes a bad
+/// value: "unknown variant `…`") keeps its first [`EXCERPT_CHARS`] characters, and past
+/// [`MESSAGE_CHARS`] characters the message is cut with `…`. The CLI's and the pages' last
+/// guard of the error contract.
 pub fn one_line(message: &str) -> String {
     let mut out = String::new();
-    for (i, c) in message.chars().enumerate() {
-        if i == MESSAGE_CHARS {
+    let mut written = 0;
+    // The quote mark open, and how many characters of the value were kept.
+    let mut quote: Option<(char, usize)> = None;
+    for c in message.chars() {
+        if written == MESSAGE_CHARS {
             out.push('…');
             break;
         }
+        match quote {
+            Some((mark, _)) if c == mark => quote = None,
+            Some((mark, kept)) => {
+                if kept == EXCERPT_CHARS {
+                    out.push('…');
+                    written += 1;
+                }
+                quote = Some((mark, kept + 1));
+                if kept >= EXCERPT_CHARS {
+                    continue;
+                }
+            }
+            None if c == '`' || c == '"' => quote = Some((c, 0)),
+            None => {}
+        }
         out.push(if c.is_control() { ' ' } else { c });
+        written += 1;
     }
     out
 }
@@ -99,5 +126,27 @@ mod tests {
         let long = one_line(&"x".repeat(2_000_000));
         assert_eq!(long.chars().count(), MESSAGE_CHARS + 1);
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn a_quoted_value_keeps_a_short_prefix() {
+        let bad = "y".repeat(400);
+        let message = format!("unknown variant `{bad}`, expected `slow` or `down` at line 1");
+        assert_eq!(
+            one_line(&message),
+            format!(
+                "unknown variant `{}…`, expected `slow` or `down` at line 1",
+                "y".repeat(EXCERPT_CHARS)
+            )
+        );
+        let message = format!("invalid type: string \"{bad}\", expected f32");
+        assert_eq!(
+            one_line(&message),
+            format!(
+                "invalid type: string \"{}…\", expected f32",
+                "y".repeat(EXCERPT_CHARS)
+            )
+        );
+        assert_eq!(one_line("a `short` one"), "a `short` one");
     }
 }

@@ -62,7 +62,7 @@ use resilience_sim::policy::circuit_breaker::{
 use resilience_sim::policy::retry::KNOWN_EXCEPTIONS;
 use resilience_sim::scenario::breaker_script::{
     parse_breaker_script, run_breaker_script, BreakerScript, BreakerStep, StepReport,
-    MAX_TIMERS_PER_STEP,
+    MAX_TIMERS_PER_SCRIPT,
 };
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::catalogue::DEMOS;
@@ -912,7 +912,7 @@ fn check_script_run(script: &BreakerScript) -> Result<(), TestCaseError> {
                     prop_assert!(report.t_ms < target, "step {i} went past its target");
                     let error = report.error.as_deref().unwrap_or_default();
                     prop_assert!(
-                        error.contains(&MAX_TIMERS_PER_STEP.to_string())
+                        error.contains(&MAX_TIMERS_PER_SCRIPT.to_string())
                             && error.contains(&format!("stopped at {} ms", report.t_ms)),
                         "step {i} stopped at {} ms with {:?}",
                         report.t_ms,

@@ -4,59 +4,156 @@
 
 use resilience_sim::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig, State};
 use resilience_sim::scenario::breaker_script::{
-    parse_breaker_script, run_breaker_script, MAX_TIMERS_PER_STEP,
+    parse_breaker_script, run_breaker_script, MAX_SCRIPT_CLOCK_MS, MAX_TIMERS_PER_SCRIPT,
 };
 
 fn run(json: &str) -> Vec<resilience_sim::scenario::breaker_script::StepReport> {
     run_breaker_script(&parse_breaker_script(json).unwrap()).unwrap()
 }
 
+// The end of the clock, on the breaker itself: a script may not go there (its clock ends at
+// MAX_SCRIPT_CLOCK_MS, the last instant every JSON reader reads alike), but the engine's
+// models pass time in directly.
+
+fn breaker(config: CircuitBreakerConfig) -> CircuitBreaker {
+    CircuitBreaker::new(config).unwrap()
+}
+
 #[test]
 fn a_count_based_window_records_at_the_last_millisecond() {
-    let r = run(r#"{"config":{"slidingWindowSize":4},"steps":[
-        {"advance_ms":18446744073709551615},
-        {"error":{"duration_ms":1,"exception":"IOException"}}]}"#);
-    assert_eq!(r[1].t_ms, u64::MAX);
-    assert_eq!((r[1].buffered, r[1].failed), (1, 1));
-    assert_eq!(r[1].state, State::Closed);
+    let mut cb = breaker(CircuitBreakerConfig {
+        sliding_window_size: 4,
+        ..CircuitBreakerConfig::default()
+    });
+    cb.advance_to(u64::MAX);
+    cb.on_error(u64::MAX, 1, "IOException");
+    assert_eq!(cb.now(), u64::MAX);
+    assert_eq!((cb.metrics().buffered, cb.metrics().failed), (1, 1));
+    assert_eq!(cb.state(), State::Closed);
 }
 
 #[test]
 fn a_time_based_window_records_at_the_last_millisecond() {
-    let r = run(
-        r#"{"config":{"slidingWindowType":"TIME_BASED","slidingWindowSize":10,"minimumNumberOfCalls":1},"steps":[
-        {"error":{"duration_ms":1,"exception":"IOException"}},
-        {"advance_ms":18446744073709551615},
-        {"error":{"duration_ms":1,"exception":"IOException"}}]}"#,
-    );
-    // The first failure is far outside the last 10 seconds: only the second counts, and
+    let mut cb = breaker(CircuitBreakerConfig {
+        sliding_window_type: resilience_sim::policy::circuit_breaker::SlidingWindowType::TimeBased,
+        sliding_window_size: 10,
+        minimum_number_of_calls: 1,
+        ..CircuitBreakerConfig::default()
+    });
+    cb.on_error(0, 1, "IOException");
+    cb.advance_to(u64::MAX);
+    cb.on_error(u64::MAX, 1, "IOException");
+    // The failure at 0 ms is far outside the last 10 seconds: only the last counts, and
     // 1 failure of 1 call opens the breaker (minimumNumberOfCalls 1, 100 % >= 50 %).
-    assert_eq!(r[2].state, State::Open);
-    assert_eq!(r[2].t_ms, u64::MAX);
+    assert_eq!(cb.state(), State::Open);
+    assert_eq!(cb.now(), u64::MAX);
 }
 
 #[test]
 fn open_without_a_timer_stays_open_to_the_end_of_time() {
     // No automatic transition: only a call after the wait moves OPEN to HALF_OPEN, so an
     // advance alone leaves the breaker OPEN (it used to loop for ever here).
-    let r = run(r#"{"steps":[{"transition":"OPEN"},{"advance_ms":18446744073709551615}]}"#);
-    assert_eq!(r[1].state, State::Open);
-    assert_eq!(r[1].t_ms, u64::MAX);
-    assert_eq!(r[1].error, None);
+    let mut cb = breaker(CircuitBreakerConfig::default());
+    cb.transition_to(State::Open, 0).unwrap();
+    let mut timers = MAX_TIMERS_PER_SCRIPT;
+    assert_eq!(cb.advance_to_bounded(u64::MAX, &mut timers), Ok(()));
+    assert_eq!(cb.state(), State::Open);
+    assert_eq!(cb.now(), u64::MAX);
 }
 
 #[test]
 fn timers_at_the_end_of_time_fire_once() {
+    let mut cb = breaker(CircuitBreakerConfig {
+        automatic_transition_from_open_to_half_open_enabled: true,
+        wait_duration_in_open_state: 1,
+        max_wait_duration_in_half_open_state: 1,
+        ..CircuitBreakerConfig::default()
+    });
+    cb.advance_to(u64::MAX - 2);
+    cb.transition_to(State::Open, u64::MAX - 2).unwrap();
+    let mut timers = MAX_TIMERS_PER_SCRIPT;
+    assert_eq!(cb.advance_to_bounded(u64::MAX, &mut timers), Ok(()));
+    // OPEN at MAX - 2, HALF_OPEN at MAX - 1 (the 1 ms wait), back to OPEN at MAX (the 1 ms
+    // HALF_OPEN limit), whose wait ends past the clock's end.
+    assert_eq!(cb.now(), u64::MAX);
+    assert_eq!(cb.state(), State::Open);
+    assert_eq!(MAX_TIMERS_PER_SCRIPT - timers, 2);
+}
+
+// A script's clock: the same limit and the same message whichever reader read the number.
+
+fn refused(json: &str) -> String {
+    let script = parse_breaker_script(json).unwrap();
+    run_breaker_script(&script).unwrap_err().to_string()
+}
+
+#[test]
+fn a_script_may_not_take_its_clock_past_its_last_instant() {
+    let at_the_limit = format!(r#"{{"steps":[{{"advance_ms":{MAX_SCRIPT_CLOCK_MS}}}]}}"#);
+    assert_eq!(run(&at_the_limit)[0].t_ms, 1_000_000_000_000);
+    let message = refused(r#"{"steps":[{"advance_ms":2},{"advance_ms":999999999999}]}"#);
+    assert_eq!(
+        message,
+        "steps[1].advance_ms: takes the script's clock past 1000000000000 ms (about 31.7 years), the last instant a script may reach"
+    );
+    // u64::MAX as an integer (serde_json), as the float a browser reads it as, and past u64:
+    // the same refusal, and no number that nobody wrote.
+    for big in [
+        "18446744073709551615",
+        "18446744073709552000.0",
+        "1e300",
+        "99999999999999999999999",
+    ] {
+        let message = refused(&format!(r#"{{"steps":[{{"advance_ms":{big}}}]}}"#));
+        assert!(
+            message.starts_with("steps[0].advance_ms: takes the script's clock past"),
+            "{big}: {message}"
+        );
+    }
+    let message = refused(r#"{"steps":[{"success":{"duration_ms":1e13}}]}"#);
+    assert_eq!(
+        message,
+        "steps[0].success.duration_ms: may be at most 1000000000000 ms (about 31.7 years)"
+    );
+}
+
+#[test]
+fn a_fraction_or_a_negative_number_of_milliseconds_is_refused_by_the_reader() {
+    for bad in ["1.5", "-1", "\"x\""] {
+        let json = format!(r#"{{"steps":[{{"advance_ms":{bad}}}]}}"#);
+        let message = parse_breaker_script(&json).unwrap_err();
+        assert!(
+            message.contains("expected a whole number of milliseconds from 0"),
+            "{message}"
+        );
+    }
+}
+
+#[test]
+fn a_script_saved_with_a_byte_order_mark_is_read() {
+    let r = run("\u{feff}{\"steps\":[{\"advance_ms\":5}]}");
+    assert_eq!(r[0].t_ms, 5);
+}
+
+#[test]
+fn the_timer_budget_is_the_whole_script_s() {
+    // 1 ms waits: one timer per millisecond. Two advances of 600,000 ms ask for 1,200,000
+    // timers; the second stops where the budget of 1,000,000 runs out.
     let r = run(
         r#"{"config":{"automaticTransitionFromOpenToHalfOpenEnabled":true,
         "waitDurationInOpenState":1,"maxWaitDurationInHalfOpenState":1},"steps":[
-        {"advance_ms":18446744073709551613},{"transition":"OPEN"},{"advance_ms":5}]}"#,
+        {"transition":"OPEN"},{"advance_ms":600000},{"advance_ms":600000},{"advance_ms":5}]}"#,
     );
-    // OPEN at MAX - 2, HALF_OPEN at MAX - 1 (the 1 ms wait), back to OPEN at MAX (the 1 ms
-    // HALF_OPEN limit), whose wait ends past the clock's end.
-    assert_eq!(r[2].t_ms, u64::MAX);
-    assert_eq!(r[2].state, State::Open);
-    assert_eq!(r[2].error, None);
+    assert_eq!((r[1].t_ms, r[1].error.as_deref()), (600_000, None));
+    assert_eq!(r[2].t_ms, 1_000_000);
+    assert_eq!(
+        r[2].error.as_deref(),
+        Some("the breaker's timers have fired 1000000 times in this script, the most one script may fire: the clock stopped at 1000000 ms")
+    );
+    assert_eq!(
+        r[3].t_ms, 1_000_000,
+        "no timer left: the clock stays stopped"
+    );
 }
 
 #[test]
@@ -67,11 +164,15 @@ fn millisecond_timers_over_years_stop_at_the_work_limit_and_say_so() {
         {"transition":"OPEN"},{"advance_ms":1000000000000}]}"#,
     );
     let error = r[1].error.as_deref().expect("the limit is reported");
-    assert!(error.contains(&MAX_TIMERS_PER_STEP.to_string()), "{error}");
+    assert!(error.contains("the clock stopped at"), "{error}");
+    assert!(
+        error.contains(&MAX_TIMERS_PER_SCRIPT.to_string()),
+        "{error}"
+    );
     assert!(!error.contains('\n'));
     // One timer per millisecond (OPEN 1 ms, HALF_OPEN 1 ms): the clock stopped after
-    // MAX_TIMERS_PER_STEP of them, far short of the 10^12 ms asked for.
-    assert_eq!(r[1].t_ms, u64::from(MAX_TIMERS_PER_STEP));
+    // MAX_TIMERS_PER_SCRIPT of them, far short of the 10^12 ms asked for.
+    assert_eq!(r[1].t_ms, u64::from(MAX_TIMERS_PER_SCRIPT));
     assert!(error.ends_with(&format!("{} ms", r[1].t_ms)), "{error}");
 }
 
@@ -122,6 +223,47 @@ mod sandbox_imports {
         message
     }
 
+    /// The script that grew the page's memory to 2 GB: millisecond timers over 10^12 ms.
+    const MILLISECOND_TIMERS: &str = r#"{"config":{"automaticTransitionFromOpenToHalfOpenEnabled":true,"waitDurationInOpenState":1,"maxWaitDurationInHalfOpenState":1},"steps":[{"transition":"OPEN"},{"advance_ms":1000000000000}]}"#;
+
+    #[test]
+    fn millisecond_timers_over_years_are_refused_as_the_cli_reports_them() {
+        let message = refused(MILLISECOND_TIMERS);
+        assert_eq!(
+            message,
+            "steps[1]: the breaker's timers have fired 1000000 times in this script, the most one script may fire: the clock stopped at 1000000 ms"
+        );
+        // The CLI's report of the same step says the same.
+        let script =
+            resilience_sim::scenario::breaker_script::parse_breaker_script(MILLISECOND_TIMERS)
+                .unwrap();
+        let report = resilience_sim::scenario::breaker_script::run_breaker_script(&script).unwrap();
+        assert_eq!(
+            Some(message.trim_start_matches("steps[1]: ")),
+            report[1].error.as_deref()
+        );
+    }
+
+    #[test]
+    fn millisecond_timers_stop_the_clock_of_a_live_session_and_it_goes_on() {
+        let mut s = BreakerSandbox::default();
+        s.import_json(r#"{"config":{"automaticTransitionFromOpenToHalfOpenEnabled":true,"waitDurationInOpenState":1,"maxWaitDurationInHalfOpenState":1},"steps":[{"transition":"OPEN"}]}"#).unwrap();
+        let message = s.advance(1_000_000_000_000).unwrap_err();
+        assert!(
+            message.ends_with("the clock stopped at 1000000 ms"),
+            "{message}"
+        );
+        assert_eq!(s.now(), 1_000_000);
+        // The log kept its last entries only, and the session still answers.
+        assert!(s.events().count() <= resilience_sim::scenario::sandbox::MAX_LOG);
+        assert!(
+            s.advance(5).is_err(),
+            "no timer left: the clock stays stopped"
+        );
+        assert_eq!(s.now(), 1_000_000);
+        assert!(s.reset().is_ok());
+    }
+
     #[test]
     fn a_clock_at_the_end_of_time_is_refused() {
         refused(r#"{"steps":[{"advance_ms":18446744073709551615}]}"#);
@@ -152,4 +294,27 @@ mod sandbox_imports {
         );
         assert!(message.contains("MadeUpTimeoutException"), "{message}");
     }
+}
+
+#[test]
+fn a_bad_value_is_named_by_its_step_and_field() {
+    let message = parse_breaker_script(
+        r#"{"steps":[{"acquire":{}},{"error":{"duration_ms":"x","exception":"IOException"}}]}"#,
+    )
+    .unwrap_err();
+    assert!(
+        message.starts_with("invalid breaker script: steps[1].error.duration_ms: invalid type: string \"x\", expected a whole number of milliseconds from 0"),
+        "{message}"
+    );
+    let message =
+        parse_breaker_script(r#"{"config":{"failureRateThreshold":"x"},"steps":[]}"#).unwrap_err();
+    assert!(
+        message.starts_with("invalid breaker script: config.failureRateThreshold: "),
+        "{message}"
+    );
+    let message = parse_breaker_script(r#"{"steps":[]} trailing"#).unwrap_err();
+    assert!(
+        message.starts_with("invalid breaker script: trailing characters"),
+        "{message}"
+    );
 }

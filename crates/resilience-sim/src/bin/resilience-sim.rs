@@ -172,7 +172,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             ticks,
             resilience4j,
         } => {
-            let text = read(&file)?;
+            let text = read(&file, resilience_sim::scenario::MAX_SCENARIO_BYTES)?;
             let mut scenario = Scenario::parse(&text, Format::detect(&file, &text))
                 .map_err(|e| format!("{file}: {e}"))?;
             if let Some(fragment) = resilience4j {
@@ -186,7 +186,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             trace_json(&scenario, ticks)
         }
         Command::Breaker { file, resilience4j } => {
-            let text = read(&file)?;
+            let text = read(&file, breaker_script::MAX_SCRIPT_BYTES)?;
             let mut script =
                 breaker_script::parse_breaker_script(&text).map_err(|e| format!("{file}: {e}"))?;
             if let Some(fragment) = resilience4j {
@@ -259,7 +259,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
 
 /// A fragment's instances; the first problem is the error (one line, with its line number).
 fn fragment_instances(file: &str) -> Result<Vec<r4j::Instance>, String> {
-    let text = read(file)?;
+    let text = read(file, r4j::MAX_INPUT)?;
     r4j::read(&text).map_err(|errors| first_problem(file, &errors))
 }
 
@@ -471,13 +471,25 @@ fn trace_json(scenario: &Scenario, ticks: Option<u32>) -> Result<Vec<String>, St
     Ok(Vec::new())
 }
 
-/// Reads a file, or standard input for `-`.
-fn read(file: &str) -> Result<String, String> {
-    if file == "-" {
-        let mut text = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut text)
-            .map_err(|e| format!("cannot read standard input: {e}"))?;
-        return Ok(text);
+/// Reads a file, or standard input for `-`, refusing one over `limit` bytes after reading
+/// at most `limit + 1` of them (`/dev/zero` is refused at once, not read into memory).
+fn read(file: &str, limit: usize) -> Result<String, String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    let result = if file == "-" {
+        std::io::stdin()
+            .take(limit as u64 + 1)
+            .read_to_end(&mut bytes)
+    } else {
+        std::fs::File::open(file).and_then(|f| f.take(limit as u64 + 1).read_to_end(&mut bytes))
+    };
+    let name = if file == "-" { "standard input" } else { file };
+    result.map_err(|e| format!("cannot read {name}: {e}"))?;
+    if bytes.len() > limit {
+        return Err(format!(
+            "{name} is over {} KB, the most this command reads",
+            limit / 1024
+        ));
     }
-    std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))
+    String::from_utf8(bytes).map_err(|_| format!("cannot read {name}: it is not UTF-8 text"))
 }

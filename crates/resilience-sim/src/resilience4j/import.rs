@@ -37,6 +37,7 @@ use crate::Millis;
 
 /// The entries of a fragment, YAML or `.properties` (see [`super::is_properties`]).
 pub fn read_entries(text: &str) -> Result<Vec<Entry>, Vec<String>> {
+    let text = crate::error::without_bom(text);
     if super::is_properties(text) {
         properties::read(text)
     } else {

@@ -11,6 +11,7 @@ use super::{cat, check_size, int, on_line, Entry, MAX_DEPTH};
 
 /// Reads a `.properties` fragment into its settings, in order, or every problem.
 pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
+    let text = crate::error::without_bom(text);
     check_size(text)?;
     let mut entries = Vec::new();
     let mut errors = Vec::new();

@@ -31,6 +31,7 @@ struct Frame {
 
 /// Reads a YAML fragment into its settings, in order, or every problem (one line each).
 pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
+    let text = crate::error::without_bom(text);
     check_size(text)?;
     let mut entries = Vec::new();
     let mut errors: Vec<String> = Vec::new();

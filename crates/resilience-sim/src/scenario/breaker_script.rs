@@ -72,16 +72,17 @@ pub enum BreakerStep {
     Acquire {},
     /// `onSuccess` of a call that took `duration_ms`.
     Success {
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_ms")]
         duration_ms: Millis,
     },
     /// `onError` of a call that failed with `exception` after `duration_ms`.
     Error {
-        #[serde(default)]
+        #[serde(default, deserialize_with = "whole_ms")]
         duration_ms: Millis,
         exception: String,
     },
     /// Moves the clock forward.
+    #[serde(deserialize_with = "whole_ms")]
     AdvanceMs(Millis),
     /// A manual transition (`transitionToXxxState`).
     Transition(State),
@@ -89,6 +90,36 @@ pub enum BreakerStep {
     Release {},
     /// `reset()`.
     Reset {},
+}
+
+/// A duration in whole milliseconds, however the reader stored the number: serde_json
+/// gives an integer, a browser's `JSON.parse` a float (exact up to 2^53). Whole numbers past
+/// `u64::MAX` saturate; [`BreakerScript::validate`] then refuses anything past
+/// [`MAX_SCRIPT_CLOCK_MS`], so the page and the CLI accept and refuse the same scripts.
+fn whole_ms<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<Millis, D::Error> {
+    use serde::de::{Error, Unexpected, Visitor};
+    struct WholeMs;
+    impl<'de> Visitor<'de> for WholeMs {
+        type Value = Millis;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a whole number of milliseconds from 0")
+        }
+        fn visit_u64<E: Error>(self, v: u64) -> Result<Millis, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: Error>(self, v: i64) -> Result<Millis, E> {
+            Millis::try_from(v).map_err(|_| E::invalid_value(Unexpected::Signed(v), &self))
+        }
+        fn visit_f64<E: Error>(self, v: f64) -> Result<Millis, E> {
+            if v >= 0.0 && v.fract() == 0.0 {
+                // A saturating cast: 1e300 becomes u64::MAX, which validation refuses.
+                Ok(v as Millis)
+            } else {
+                Err(E::invalid_value(Unexpected::Float(v), &self))
+            }
+        }
+    }
+    deserializer.deserialize_any(WholeMs)
 }
 
 /// The breaker after one step.
@@ -117,25 +148,114 @@ pub struct StepReport {
 
 /// Reads a breaker script from JSON; a bad document gives one line saying what and where.
 pub fn parse_breaker_script(json: &str) -> Result<BreakerScript, String> {
-    serde_json::from_str(json).map_err(|e| {
-        let message = crate::error::one_line(&e.to_string());
-        format!("invalid breaker script: {message}")
+    let mut reader = serde_json::Deserializer::from_str(crate::error::without_bom(json));
+    let script = read_breaker_script(&mut reader)?;
+    reader
+        .end()
+        .map_err(|e| invalid_script("", &e.to_string()))?;
+    Ok(script)
+}
+
+/// Reads a breaker script from any serde reader (the page's is the browser's JSON): a bad
+/// value is named by where it sits, as `steps[3].error.duration_ms`.
+pub fn read_breaker_script<'de, D: serde::Deserializer<'de>>(
+    reader: D,
+) -> Result<BreakerScript, String> {
+    serde_path_to_error::deserialize(reader).map_err(|e| {
+        let path = e.path().to_string();
+        invalid_script(
+            if path == "." { "" } else { &path },
+            &e.into_inner().to_string(),
+        )
     })
 }
 
-/// The most timer instants one `advance_ms` may fire (an OPEN wait and a HALF_OPEN limit of
-/// 1 ms each over an advance of 10^12 ms would otherwise loop 10^12 times).
-pub const MAX_TIMERS_PER_STEP: u32 = 1_000_000;
+fn invalid_script(path: &str, why: &str) -> String {
+    let why = crate::error::one_line(why);
+    if path.is_empty() {
+        format!("invalid breaker script: {why}")
+    } else {
+        format!("invalid breaker script: {path}: {why}")
+    }
+}
+
+/// The largest script file read (the page's import and the CLI alike).
+pub const MAX_SCRIPT_BYTES: usize = 2 * 1024 * 1024;
+
+/// The last instant a script's clock may reach, and the longest call it may report (about
+/// 31.7 years). A JSON number past 2^53 is not the same number in every reader (a browser
+/// reads 18446744073709551615 as 18446744073709552000), so the format stops well short of
+/// it, and the CLI and the page accept the same scripts.
+pub const MAX_SCRIPT_CLOCK_MS: Millis = 1_000_000_000_000;
+
+/// The most timer instants a script may fire in all (an OPEN wait and a HALF_OPEN limit of
+/// 1 ms each over an advance of 10^12 ms would otherwise fire 10^12 times). When they are
+/// spent, an advance stops the clock after the last timer that fired and says so.
+pub const MAX_TIMERS_PER_SCRIPT: u32 = 1_000_000;
+
+/// Moves `breaker`'s clock to `to`, firing at most `timers_left` timers (counted down);
+/// when they run out, the clock stops after the last one that fired and the error says
+/// where. The one way a script (CLI or page) moves a breaker's clock.
+pub fn advance_within_budget(
+    breaker: &mut CircuitBreaker,
+    to: Millis,
+    timers_left: &mut u32,
+) -> Result<(), (Millis, String)> {
+    breaker
+        .advance_to_bounded(to, timers_left)
+        .map_err(|stopped| (stopped, timers_spent(stopped)))
+}
+
+/// What a script is told when its timers are spent.
+pub fn timers_spent(stopped: Millis) -> String {
+    format!(
+        "the breaker's timers have fired {MAX_TIMERS_PER_SCRIPT} times in this script, the most one script may fire: the clock stopped at {stopped} ms"
+    )
+}
 
 impl BreakerScript {
     /// The config's validation, then every thrown exception name: known or declared.
+    /// Then the clock: the advances may not pass [`MAX_SCRIPT_CLOCK_MS`], nor a call last
+    /// longer.
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.config.validate()?;
+        let too_long = |field: String| {
+            ConfigError::new(
+                field,
+                format!("may be at most {MAX_SCRIPT_CLOCK_MS} ms (about 31.7 years)"),
+            )
+        };
+        let mut clock: Millis = 0;
         for (index, step) in self.steps.iter().enumerate() {
-            if let BreakerStep::Error { exception, .. } = step {
-                self.config.check_thrown(exception).map_err(|message| {
-                    ConfigError::new(format!("steps[{index}].error.exception"), message)
-                })?;
+            match step {
+                BreakerStep::Error {
+                    exception,
+                    duration_ms,
+                } => {
+                    self.config.check_thrown(exception).map_err(|message| {
+                        ConfigError::new(format!("steps[{index}].error.exception"), message)
+                    })?;
+                    if *duration_ms > MAX_SCRIPT_CLOCK_MS {
+                        return Err(too_long(format!("steps[{index}].error.duration_ms")));
+                    }
+                }
+                BreakerStep::Success { duration_ms } if *duration_ms > MAX_SCRIPT_CLOCK_MS => {
+                    return Err(too_long(format!("steps[{index}].success.duration_ms")));
+                }
+                BreakerStep::AdvanceMs(ms) => {
+                    clock = clock
+                        .checked_add(*ms)
+                        .filter(|&t| t <= MAX_SCRIPT_CLOCK_MS)
+                        .ok_or_else(|| {
+                            ConfigError::new(
+                                format!("steps[{index}].advance_ms"),
+                                format!(
+                                    "takes the script's clock past {MAX_SCRIPT_CLOCK_MS} ms (about 31.7 years), the last instant a script may reach"
+                                ),
+                            )
+                        })?;
+                }
+                _ => {}
             }
         }
         Ok(())
@@ -149,6 +269,7 @@ pub fn run_breaker_script(script: &BreakerScript) -> Result<Vec<StepReport>, Con
     let mut breaker = CircuitBreaker::new(script.config.clone())?;
     breaker.set_event_recording(false);
     let mut now: Millis = 0;
+    let mut timers_left = MAX_TIMERS_PER_SCRIPT;
     let reports = script
         .steps
         .iter()
@@ -175,13 +296,11 @@ pub fn run_breaker_script(script: &BreakerScript) -> Result<Vec<StepReport>, Con
                 }
                 BreakerStep::AdvanceMs(ms) => {
                     let to = now.saturating_add(*ms);
-                    match breaker.advance_to_bounded(to, MAX_TIMERS_PER_STEP) {
+                    match advance_within_budget(&mut breaker, to, &mut timers_left) {
                         Ok(()) => now = to,
-                        Err(stopped) => {
+                        Err((stopped, why)) => {
                             now = stopped;
-                            error = Some(format!(
-                                "the breaker's timers would fire more than {MAX_TIMERS_PER_STEP} times in this advance: the clock stopped at {stopped} ms"
-                            ));
+                            error = Some(why);
                         }
                     }
                 }

@@ -26,6 +26,8 @@ use crate::model::tick::{Behaviour, Protection, TickConfig, TickEvent, TickModel
 
 /// Default and upper bound of a run's length, so a typo cannot ask for a billion ticks.
 pub const DEFAULT_TICKS: u32 = 6;
+/// The largest scenario file the CLI reads (a scenario is a few hundred bytes).
+pub const MAX_SCENARIO_BYTES: usize = 1024 * 1024;
 pub use crate::model::tick::MAX_TICKS;
 
 /// Which model a scenario runs.
@@ -119,6 +121,7 @@ impl Scenario {
 
     /// Parses and validates a scenario.
     pub fn parse(text: &str, format: Format) -> Result<Self, String> {
+        let text = crate::error::without_bom(text);
         let scenario: Scenario = match format {
             // One line, whatever the parser quotes back (a value's newline, a lone `\r`).
             Format::Json => serde_json::from_str(text).map_err(|e| one_line(&e.to_string()))?,

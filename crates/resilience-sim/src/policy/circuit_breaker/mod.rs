@@ -513,17 +513,17 @@ impl CircuitBreaker {
         self.window.roll_to(now);
     }
 
-    /// [`Self::advance_to`] with a bound on the work: at most `max_timers` timer instants
-    /// fire. When more would fire before `now` (waits of a millisecond over an advance of
-    /// years), the clock stops after the last one that fired and `Err` gives that instant.
-    pub fn advance_to_bounded(&mut self, now: Millis, max_timers: u32) -> Result<(), Millis> {
-        let mut fired = 0;
+    /// [`Self::advance_to`] with a bound on the work: at most `timers_left` timer instants
+    /// fire (the count goes down as they do). When more would fire before `now` (waits of a
+    /// millisecond over an advance of years), the clock stops after the last one that fired
+    /// and `Err` gives that instant.
+    pub fn advance_to_bounded(&mut self, now: Millis, timers_left: &mut u32) -> Result<(), Millis> {
         while let Some(due) = self.timer_due.filter(|&due| due <= now) {
-            if fired == max_timers {
+            if *timers_left == 0 {
                 return Err(self.now);
             }
             self.advance_to(due);
-            fired += 1;
+            *timers_left -= 1;
         }
         self.advance_to(now);
         Ok(())

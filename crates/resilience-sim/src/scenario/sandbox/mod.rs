@@ -61,7 +61,10 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use super::breaker_script::{parse_breaker_script, BreakerScript, BreakerStep};
+use super::breaker_script::{
+    parse_breaker_script, timers_spent, BreakerScript, BreakerStep, MAX_SCRIPT_CLOCK_MS,
+    MAX_TIMERS_PER_SCRIPT,
+};
 use super::lab_session::{
     self, choice, millis, number, slider, Control, ControlKind, ControlValue, LabModel, LabSession,
     Section,
@@ -98,9 +101,10 @@ pub const CALL_MS: Millis = 100;
 pub const SLOW_MARGIN_MS: Millis = 1_000;
 /// The most script steps a session holds (and an import may bring).
 pub const MAX_STEPS: usize = 10_000;
-/// The clock stops here (about 31.7 years): advances saturate at it, imports beyond it are
-/// refused, so no arithmetic on time can overflow.
-pub const MAX_CLOCK_MS: Millis = 1_000_000_000_000;
+/// The clock stops here (about 31.7 years), the last instant of a script
+/// ([`MAX_SCRIPT_CLOCK_MS`]): advances saturate at it, imports beyond it are refused, so no
+/// arithmetic on time can overflow.
+pub const MAX_CLOCK_MS: Millis = MAX_SCRIPT_CLOCK_MS;
 /// The largest `slidingWindowSize` and `permittedNumberOfCallsInHalfOpenState` the sandbox
 /// accepts (the engine accepts up to a million; a replay re-creates the window at every
 /// state change, so the sandbox keeps it small enough to replay at once).

@@ -74,6 +74,10 @@ struct Live {
     logged: u64,
     records: VecDeque<CallRecord>,
     calls: u64,
+    /// The session's timer budget, as a script's ([`MAX_TIMERS_PER_SCRIPT`]).
+    timers_left: u32,
+    /// Set when an advance spent the last of it: why the clock stopped short.
+    clock_stopped: Option<String>,
 }
 
 impl Live {
@@ -89,6 +93,8 @@ impl Live {
             logged: 0,
             records: VecDeque::new(),
             calls: 0,
+            timers_left: MAX_TIMERS_PER_SCRIPT,
+            clock_stopped: None,
         })
     }
 
@@ -228,9 +234,30 @@ impl Live {
         }
     }
 
+    /// Moves the clock within the session's timer budget, in slices so that the breaker's
+    /// own event list stays short (the log keeps the last [`MAX_LOG`] anyway).
     fn advance(&mut self, ms: Millis) {
-        self.now = self.now.saturating_add(ms);
-        self.breaker.advance_to(self.now);
+        const SLICE: u32 = 1024;
+        let to = self.now.saturating_add(ms);
+        loop {
+            let mut slice = self.timers_left.min(SLICE);
+            let given = slice;
+            let result = self.breaker.advance_to_bounded(to, &mut slice);
+            self.timers_left -= given - slice;
+            self.flush_events();
+            match result {
+                Ok(()) => {
+                    self.now = to;
+                    return;
+                }
+                Err(stopped) if self.timers_left == 0 => {
+                    self.now = stopped;
+                    self.clock_stopped = Some(timers_spent(stopped));
+                    return;
+                }
+                Err(_) => {}
+            }
+        }
     }
 
     /// The fallback ladder below the live answer.
@@ -354,11 +381,18 @@ impl BreakerSandbox {
                 *step = *previous;
                 self.live.advance(ms);
                 self.live.flush_events();
-                return Ok(self.live.now);
+                return self
+                    .live
+                    .clock_stopped
+                    .take()
+                    .map_or(Ok(self.live.now), Err);
             }
         }
         self.push(Action::Step(BreakerStep::AdvanceMs(ms)))?;
-        Ok(self.live.now)
+        self.live
+            .clock_stopped
+            .take()
+            .map_or(Ok(self.live.now), Err)
     }
 
     /// A manual transition (`transitionToXxxState`). One that Resilience4j's table forbids
@@ -579,28 +613,15 @@ impl BreakerSandbox {
                 script.steps.len()
             ));
         }
-        let mut clock: Millis = 0;
-        for step in &script.steps {
-            if let BreakerStep::AdvanceMs(ms) = step {
-                clock = clock
-                    .checked_add(*ms)
-                    .filter(|&t| t <= MAX_CLOCK_MS)
-                    .ok_or_else(|| {
-                        format!(
-                            "the script's advances pass {MAX_CLOCK_MS} ms, the sandbox's last instant"
-                        )
-                    })?;
-            }
-        }
         let settings = SandboxSettings {
             config: script.config,
             ..self.settings.clone()
         };
         let mut live = Live::new(&settings).map_err(|e| e.to_string())?;
         let mut actions = Vec::with_capacity(script.steps.len());
-        let mut steps = script.steps.iter().peekable();
-        while let Some(step) = steps.next() {
-            let answer = match (step, steps.peek()) {
+        let mut steps = script.steps.iter().enumerate().peekable();
+        while let Some((index, step)) = steps.next() {
+            let answer = match (step, steps.peek().map(|(_, next)| next)) {
                 (BreakerStep::Acquire {}, Some(BreakerStep::Success { duration_ms })) => {
                     Some((*duration_ms, None))
                 }
@@ -634,6 +655,9 @@ impl BreakerSandbox {
                 }
                 None => {
                     live.step(step);
+                    if let Some(why) = live.clock_stopped.take() {
+                        return Err(format!("steps[{index}]: {why}"));
+                    }
                     Action::Step(step.clone())
                 }
             };
