@@ -18,7 +18,7 @@ use crate::course::tick_demo::TickDemo;
 use crate::embed;
 use crate::nav::{read_location, set_document_title, DemoLink, Location};
 use crate::part::{self, Part};
-use crate::views::html::{click, effect, Html};
+use crate::views::html::{effect, Html};
 
 /// Mounts the page of demo `number` (0: the overview) in `main`, if this part has it; the
 /// handle keeps the page alive, and dropping it unmounts the page.
