@@ -29,7 +29,7 @@ pub struct ConfigText {
 /// A pasted fragment for a tick demo, read and checked against its settings: the breaker's
 /// and the bulkhead's settings to play, or one line per problem. Only these cross back, so
 /// a page decodes two configs, not every policy the reader knows.
-type TickImport = Result<(CircuitBreakerConfig, BulkheadConfig), Vec<String>>;
+type TickImport = Result<(CircuitBreakerConfig, BulkheadConfig, Vec<String>), Vec<String>>;
 
 /// A pasted fragment for the breaker sandbox: the breaker's settings and what the page
 /// says about the rest of the fragment, or one line per problem.
@@ -73,20 +73,32 @@ pub mod exports {
     /// are `tick` (a `TickConfig`): a [`TickImport`].
     pub fn read_for_tick(text: &str, tick: JsValue) -> Result<JsValue, JsValue> {
         let tick: TickConfig = from_js(tick)?;
-        let read: TickImport =
-            resilience4j::read(text).and_then(|i| resilience4j::apply_to_tick(&tick, &i));
+        let read: TickImport = resilience4j::read_fragment(text, None).and_then(|fragment| {
+            let (breaker, bulkhead) = resilience4j::apply_to_tick(&tick, &fragment.instances)?;
+            Ok((breaker, bulkhead, not_read(fragment.not_read)))
+        });
         to_js(&read)
     }
 
     /// A pasted fragment for the breaker sandbox, checked on a sandbox of its own: a
     /// [`SandboxImport`].
     pub fn read_for_sandbox(text: &str) -> Result<JsValue, JsValue> {
-        let read: SandboxImport = resilience4j::read(text).and_then(|instances| {
+        let read: SandboxImport = resilience4j::read_fragment(text, None).and_then(|fragment| {
             let mut sandbox = resilience_sim::scenario::sandbox::BreakerSandbox::default();
-            let notes = resilience4j::apply_to_sandbox(&mut sandbox, &instances)?;
-            Ok((sandbox.settings().config.clone(), notes))
+            let notes = resilience4j::apply_to_sandbox(&mut sandbox, &fragment.instances)?;
+            let mut all = not_read(fragment.not_read);
+            all.extend(notes);
+            Ok((sandbox.settings().config.clone(), all))
         });
         to_js(&read)
+    }
+
+    /// What a fragment held that the page did not read, as sentences for its message.
+    fn not_read(parts: Vec<String>) -> Vec<String> {
+        parts
+            .into_iter()
+            .map(|part| format!("Not read: {part}."))
+            .collect()
     }
 
     /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`.

@@ -278,24 +278,30 @@ pub fn TickDemo(
         };
         leptos::task::spawn_local(async move { done.run(tools::tick_config_text(&tick).await) });
     });
-    let apply = move |(breaker, bulkhead)| -> Result<String, Vec<String>> {
-        let mut configs = Some((breaker, bulkhead));
-        let mut applied = Ok(0);
-        act(session, &mut |s| {
-            if let Some((b, h)) = configs.take() {
-                applied = s.apply_settings(b, h);
-            }
-        });
-        let t = applied.map_err(|e| vec![e.to_string()])?;
-        draft.set(session.with_untracked(|s| {
-            let tick = &s.scenario().tick;
-            SettingsDraft::from_configs(&tick.circuit_breaker, &tick.bulkhead)
-        }));
-        field_errors.set(Vec::new());
-        Ok(format!(
+    let apply =
+        move |(breaker, bulkhead, not_read): (_, _, Vec<String>)| -> Result<String, Vec<String>> {
+            let mut configs = Some((breaker, bulkhead));
+            let mut applied = Ok(0);
+            act(session, &mut |s| {
+                if let Some((b, h)) = configs.take() {
+                    applied = s.apply_settings(b, h);
+                }
+            });
+            let t = applied.map_err(|e| vec![e.to_string()])?;
+            draft.set(session.with_untracked(|s| {
+                let tick = &s.scenario().tick;
+                SettingsDraft::from_configs(&tick.circuit_breaker, &tick.bulkhead)
+            }));
+            field_errors.set(Vec::new());
+            let mut done = format!(
             "Applied: the run was played again with this configuration from t = 0 up to t = {t}."
-        ))
-    };
+        );
+            for part in not_read {
+                done.push(' ');
+                done.push_str(&part);
+            }
+            Ok(done)
+        };
     // The tools part reads the fragment against this run's settings; the page plays it.
     let import = Callback::new(move |pasted: Pasted| {
         let Some(tick) = session.try_with_untracked(|s| s.scenario().tick.clone()) else {

@@ -585,7 +585,6 @@ fn what_spring_would_refuse_is_refused() {
         // A base that is not there.
         ("resilience4j.retry.instances.a.base-config: shared\n", 1, "no configs.shared"),
         // What the simulation has no model for.
-        ("resilience4j.ratelimiter.instances.a.limit-for-period: 10\n", 1, "no rate limiter"),
         ("resilience4j.circuitbreaker.instances.a.record-failure-predicate: com.acme.P\n", 1, "your own code"),
         ("resilience4j.circuitbreaker.instances.a.enable-randomized-wait: true\nresilience4j.circuitbreaker.instances.a.wait-duration-in-open-state: 1s\n", 1, "randomized"),
         // Set twice.

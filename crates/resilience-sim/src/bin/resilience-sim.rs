@@ -56,6 +56,10 @@ enum Command {
         /// bulkheads and time limiter replace the scenario's before the run.
         #[arg(long, value_name = "FRAGMENT")]
         resilience4j: Option<String>,
+        /// The Spring profile whose documents of the fragment are read too (by default only
+        /// the documents without a profile condition).
+        #[arg(long, value_name = "NAME", requires = "resilience4j")]
+        profile: Option<String>,
     },
     /// Drive one circuit breaker by a JSON script; print one JSON line per step.
     Breaker {
@@ -63,6 +67,12 @@ enum Command {
         /// A Resilience4j fragment whose circuit breaker replaces the script's config.
         #[arg(long, value_name = "FRAGMENT")]
         resilience4j: Option<String>,
+        /// Which of the fragment's circuitbreaker instances (needed when it has several).
+        #[arg(long, value_name = "NAME", requires = "resilience4j")]
+        instance: Option<String>,
+        /// The Spring profile whose documents of the fragment are read too.
+        #[arg(long, value_name = "NAME", requires = "resilience4j")]
+        profile: Option<String>,
     },
     /// Run a lab and print its chart data as one JSON object. Its controls are those of
     /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
@@ -171,12 +181,13 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             file,
             ticks,
             resilience4j,
+            profile,
         } => {
             let text = read(&file, resilience_sim::scenario::MAX_SCENARIO_BYTES)?;
             let mut scenario = Scenario::parse(&text, Format::detect(&file, &text))
                 .map_err(|e| format!("{file}: {e}"))?;
             if let Some(fragment) = resilience4j {
-                let instances = fragment_instances(&fragment)?;
+                let instances = fragment_instances(&fragment, profile.as_deref())?;
                 let import = r4j::import_tick(&scenario.tick, &instances)
                     .map_err(|e| first_problem(&fragment, &e))?;
                 scenario.tick.circuit_breaker = import.circuit_breaker;
@@ -185,23 +196,51 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             }
             trace_json(&scenario, ticks)
         }
-        Command::Breaker { file, resilience4j } => {
+        Command::Breaker {
+            file,
+            resilience4j,
+            instance,
+            profile,
+        } => {
             let text = read(&file, breaker_script::MAX_SCRIPT_BYTES)?;
             let mut script =
                 breaker_script::parse_breaker_script(&text).map_err(|e| format!("{file}: {e}"))?;
             if let Some(fragment) = resilience4j {
-                let instances = fragment_instances(&fragment)?;
-                let mut breakers = instances.iter().filter_map(|i| match &i.config {
-                    r4j::PolicyConfig::CircuitBreaker(c) => Some(c),
-                    _ => None,
-                });
-                match (breakers.next(), breakers.next()) {
-                    (Some(config), None) => script.config = config.clone(),
-                    _ => {
+                let instances = fragment_instances(&fragment, profile.as_deref())?;
+                let breakers: Vec<&r4j::Instance> = instances
+                    .iter()
+                    .filter(|i| matches!(i.config, r4j::PolicyConfig::CircuitBreaker(_)))
+                    .collect();
+                let names = || {
+                    breakers
+                        .iter()
+                        .map(|i| i.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                let chosen = match (&instance, breakers.as_slice()) {
+                    (Some(name), _) => breakers.iter().find(|i| &i.name == name).ok_or_else(|| {
+                        format!(
+                            "{fragment}: no circuitbreaker instance “{}” (it has: {})",
+                            one_line(&resilience_sim::error::excerpt(name)),
+                            names()
+                        )
+                    })?,
+                    (None, [only]) => only,
+                    (None, []) => {
                         return Err(format!(
-                            "{fragment}: the fragment needs exactly one circuitbreaker instance"
+                            "{fragment}: the fragment has no circuitbreaker instance"
                         ))
                     }
+                    (None, _) => {
+                        return Err(format!(
+                            "{fragment}: the fragment has several circuitbreaker instances ({}): choose one with --instance NAME",
+                            names()
+                        ))
+                    }
+                };
+                if let r4j::PolicyConfig::CircuitBreaker(config) = &chosen.config {
+                    script.config = config.clone();
                 }
             }
             let reports =
@@ -258,9 +297,15 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
 }
 
 /// A fragment's instances; the first problem is the error (one line, with its line number).
-fn fragment_instances(file: &str) -> Result<Vec<r4j::Instance>, String> {
+/// What the fragment holds that is not read goes to standard error as notes.
+fn fragment_instances(file: &str, profile: Option<&str>) -> Result<Vec<r4j::Instance>, String> {
     let text = read(file, r4j::MAX_INPUT)?;
-    r4j::read(&text).map_err(|errors| first_problem(file, &errors))
+    let fragment =
+        r4j::read_fragment(&text, profile).map_err(|errors| first_problem(file, &errors))?;
+    for note in &fragment.not_read {
+        eprintln!("resilience-sim: note: {file}: {}", one_line(note));
+    }
+    Ok(fragment.instances)
 }
 
 /// The CLI's one line for a list of problems: the first, and how many more.

@@ -37,13 +37,167 @@ use crate::Millis;
 
 /// The entries of a fragment, YAML or `.properties` (see [`super::is_properties`]).
 pub fn read_entries(text: &str) -> Result<Vec<Entry>, Vec<String>> {
+    read_documents(text, None).map(|(entries, _)| entries)
+}
+
+/// The entries Spring would bind with `profile` active (or none): a YAML file's documents
+/// (`---`) without a profile condition, then those whose `spring.config.activate.on-profile`
+/// (or `spring.profiles`) names `profile`, a later document's setting replacing an
+/// earlier one's. Also says which documents were not read.
+pub fn read_documents(
+    text: &str,
+    profile: Option<&str>,
+) -> Result<(Vec<Entry>, Vec<String>), Vec<String>> {
     let text = crate::error::without_bom(text);
     if super::is_properties(text) {
-        properties::read(text)
+        return properties::read(text).map(|entries| (entries, Vec::new()));
+    }
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut not_read = Vec::new();
+    let mut errors = Vec::new();
+    for (number, (offset, document)) in yaml_documents(text).into_iter().enumerate() {
+        let read = match yaml::read(document) {
+            Ok(read) => read,
+            Err(problems) => {
+                errors.extend(problems.into_iter().map(|p| shift_line(&p, offset)));
+                continue;
+            }
+        };
+        let condition = read.iter().find(|e| {
+            matches!(
+                canonical(&e.key).as_str(),
+                "springconfigactivateonprofile" | "springprofiles"
+            )
+        });
+        if let Some(condition) = condition {
+            let active =
+                profile.is_some_and(|p| condition.value.split(',').any(|name| name.trim() == p));
+            if !active {
+                not_read.push(cat(&[
+                    "document ",
+                    &int(number as u64 + 1),
+                    " (line ",
+                    &int((offset + condition.line) as u64),
+                    "): only for the profile `",
+                    &crate::error::excerpt(&condition.value),
+                    "`",
+                    &match profile {
+                        Some(p) => cat(&[", not `", &crate::error::excerpt(p), "`"]),
+                        None => String::from(" (no profile chosen: the default settings are read)"),
+                    },
+                ]));
+                continue;
+            }
+        }
+        // As Spring binds documents: a later document's setting replaces an earlier one's
+        // (within one document, a setting written twice stays a problem).
+        let keys: std::collections::BTreeSet<String> =
+            read.iter().map(|e| canonical(&e.key)).collect();
+        entries.retain(|e| !keys.contains(&canonical(&e.key)));
+        entries.extend(read.into_iter().map(|mut entry| {
+            entry.line += offset;
+            entry
+        }));
+    }
+    if errors.is_empty() {
+        Ok((entries, not_read))
     } else {
-        yaml::read(text)
+        Err(errors)
     }
 }
+
+/// A YAML stream's documents with the number of lines before each: split at `---` and
+/// `...` lines at column 0 (a marker line itself belongs to no document).
+fn yaml_documents(text: &str) -> Vec<(usize, &str)> {
+    let mut documents = Vec::new();
+    let mut start = 0;
+    let mut start_line = 0;
+    let mut at = 0;
+    for (index, line) in text.split('\n').enumerate() {
+        let end = at + line.len();
+        let bare = line.trim_end_matches('\r');
+        let marker = ["---", "..."].iter().any(|m| {
+            bare == *m
+                || bare
+                    .strip_prefix(m)
+                    .is_some_and(|r| r.starts_with([' ', '\t']))
+        });
+        if marker {
+            documents.push((start_line, &text[start..at]));
+            start = (end + 1).min(text.len());
+            start_line = index + 1;
+        }
+        at = end + 1;
+    }
+    documents.push((start_line, &text[start.min(text.len())..]));
+    documents.retain(|(_, d)| !d.trim().is_empty());
+    if documents.is_empty() {
+        documents.push((0, ""));
+    }
+    documents
+}
+
+/// A problem `line N: ...` of a document, numbered in the whole file.
+fn shift_line(problem: &str, offset: usize) -> String {
+    let Some(rest) = problem.strip_prefix("line ") else {
+        return problem.to_string();
+    };
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    match rest[..digits].parse::<usize>() {
+        Ok(line) => cat(&["line ", &int((line + offset) as u64), &rest[digits..]]),
+        Err(_) => problem.to_string(),
+    }
+}
+
+/// `value` with each Spring placeholder `${NAME:default}` replaced by its default (the
+/// simulation has no environment to look NAME up in). A placeholder without a default
+/// cannot be read.
+pub fn resolve_placeholders(value: &str) -> Result<String, String> {
+    let mut out = String::new();
+    let mut rest = value;
+    while let Some(open) = rest.find("${") {
+        out.push_str(&rest[..open]);
+        let inner_start = open + 2;
+        let mut depth = 1;
+        let mut close = None;
+        let bytes = rest.as_bytes();
+        let mut i = inner_start;
+        while i < bytes.len() {
+            if bytes[i] == b'$' && bytes.get(i + 1) == Some(&b'{') {
+                depth += 1;
+                i += 1;
+            } else if bytes[i] == b'}' {
+                depth -= 1;
+                if depth == 0 {
+                    close = Some(i);
+                    break;
+                }
+            }
+            i += 1;
+        }
+        let close = close.ok_or("a placeholder `${` that is never closed")?;
+        let inner = &rest[inner_start..close];
+        match inner.split_once(':') {
+            Some((_, default)) => out.push_str(&resolve_placeholders(default)?),
+            None => {
+                return Err(cat(&[
+                    "the placeholder `${",
+                    &crate::error::excerpt(inner),
+                    "}` has no default, and the simulation has no environment to read it from: write the value, or `${",
+                    &crate::error::excerpt(inner),
+                    ":value}`",
+                ]))
+            }
+        }
+        rest = &rest[close + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// Resilience4j's sections the simulation does not model: skipped and listed, never a
+/// reason to refuse a real `application.yml`.
+const UNMODELLED: [&str; 1] = ["ratelimiter"];
 
 /// How a setting's value is read and checked.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -256,22 +410,66 @@ fn at(line: usize, path: &str, message: &str) -> Problem {
 }
 
 /// The instances of a fragment's entries; see the module docs.
-pub fn instances(entries: &[Entry]) -> Result<Vec<Instance>, Vec<String>> {
+/// Pass 2 and 3 on a reader's entries (see the module docs), adding to `not_read` what the fragment holds that the simulation does
+/// not read: other top-level sections (`spring`, `management`, ...) and Resilience4j's
+/// policies it does not model.
+pub fn instances_and_not_read(
+    entries: &[Entry],
+    not_read: &mut Vec<String>,
+) -> Result<Vec<Instance>, Vec<String>> {
     let mut problems: Vec<Problem> = Vec::new();
     let mut layers: Vec<Layer> = Vec::new();
     let mut found = false;
+    let mut other_sections: Vec<String> = Vec::new();
+    let mut unmodelled: Vec<String> = Vec::new();
     for entry in entries {
         let Some(segments) = split_path(&entry.key) else {
             problems.push((entry.line, cat(&[&entry.key, ": not a property name"])));
             continue;
         };
         if canonical(segments[0]) != "resilience4j" || segments[0].starts_with('[') {
+            let section = crate::error::excerpt(segments[0]);
+            if other_sections.len() < 20 && !other_sections.contains(&section) {
+                other_sections.push(section);
+            }
             continue;
         }
         found = true;
-        if let Err(message) = place(entry, &segments, &mut layers) {
+        if let Some(section) = segments
+            .get(1)
+            .filter(|s| UNMODELLED.contains(&canonical(s).as_str()))
+        {
+            let section = cat(&["resilience4j.", section]);
+            if !unmodelled.contains(&section) {
+                unmodelled.push(section);
+            }
+            continue;
+        }
+        let resolved = match resolve_placeholders(&entry.value) {
+            Ok(value) => Entry {
+                value,
+                ..entry.clone()
+            },
+            Err(message) => {
+                problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
+                continue;
+            }
+        };
+        if let Err(message) = place(&resolved, &segments, &mut layers) {
             problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
         }
+    }
+    for section in unmodelled {
+        not_read.push(cat(&[
+            &section,
+            ": not read (the simulation has no model of it yet)",
+        ]));
+    }
+    if !other_sections.is_empty() {
+        not_read.push(cat(&[
+            "not Resilience4j settings, not read: ",
+            &other_sections.join(", "),
+        ]));
     }
     if !found {
         return Err(vec![
@@ -325,13 +523,13 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
         "threadpoolbulkhead" => Kind::ThreadPoolBulkhead,
         "retry" => Kind::Retry,
         "timelimiter" => Kind::TimeLimiter,
-        "ratelimiter" => {
-            return Err("the simulation has no rate limiter (it reads circuitbreaker, bulkhead, thread-pool-bulkhead, retry and timelimiter)".into())
-        }
         "scheduled" | "micrometer" => return Ok(()),
         _ => {
             let names = Kind::ALL.map(Kind::section);
-            return Err(cat(&["not a Resilience4j policy", &suggest(section, &names)]));
+            return Err(cat(&[
+                "not a Resilience4j policy",
+                &suggest(section, &names),
+            ]));
         }
     };
     let group = segments.get(2).map(|g| canonical(g));

@@ -176,8 +176,26 @@ impl Instance {
 /// Resilience4j applies them). Every problem is one line, `line N: key.path: what`; when
 /// there is any, nothing is returned.
 pub fn read(text: &str) -> Result<Vec<Instance>, Vec<String>> {
-    let entries = read_entries(text)?;
-    import::instances(&entries)
+    read_fragment(text, None).map(|f| f.instances)
+}
+
+/// A fragment read: its instances, and one line for each part the simulation did not
+/// read (a profile's document, the `spring` or `management` sections, a rate limiter).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fragment {
+    pub instances: Vec<Instance>,
+    pub not_read: Vec<String>,
+}
+
+/// [`read`] with `profile` active (see [`import::read_documents`]), saying what it did not
+/// read.
+pub fn read_fragment(text: &str, profile: Option<&str>) -> Result<Fragment, Vec<String>> {
+    let (entries, mut not_read) = import::read_documents(text, profile)?;
+    let instances = import::instances_and_not_read(&entries, &mut not_read)?;
+    Ok(Fragment {
+        instances,
+        not_read,
+    })
 }
 
 /// One setting as a reader found it: the key path as written (`a.b.c`, `a.list[0]`), the

@@ -156,8 +156,8 @@ pub fn parse_breaker_script(json: &str) -> Result<BreakerScript, String> {
     Ok(script)
 }
 
-/// Reads a breaker script from any serde reader (the page's is the browser's JSON): a bad
-/// value is named by where it sits, as `steps[3].error.duration_ms`.
+/// Reads a breaker script from any serde reader: a bad value is named by where it sits, as
+/// `steps[3].error.duration_ms`.
 pub fn read_breaker_script<'de, D: serde::Deserializer<'de>>(
     reader: D,
 ) -> Result<BreakerScript, String> {

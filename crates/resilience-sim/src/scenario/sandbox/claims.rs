@@ -28,6 +28,14 @@ pub struct ClaimedSetting {
     pub claim: String,
 }
 
+/// The margin over the p99.5 latency, in percent: a call is slow when it takes a quarter
+/// longer than what the dependency promises for 99.5 % of its calls, not at the first
+/// millisecond past it.
+const SLOW_MARGIN_PERCENT: u64 = 25;
+/// The slow-call rate that opens a claimed breaker: normally 1 call in 200 is slower than
+/// the p99.5; half of them is a brownout, not bad luck.
+const CLAIMED_SLOW_RATE: f32 = 50.0;
+
 /// Seconds of traffic a claimed TIME_BASED window covers.
 const CLAIMED_WINDOW_S: u32 = 10;
 /// The fewest calls a claimed window judges on.
@@ -35,8 +43,10 @@ const CLAIMED_MIN_CALLS: u32 = 10;
 
 impl Claims {
     /// The settings the claims give, each with its claim. The rules:
-    /// - `slowCallDurationThreshold` = the p99.5 latency: a call slower than what the
-    ///   dependency promises for 99.5 % of its calls is slow.
+    /// - `slowCallDurationThreshold` = the p99.5 latency plus a 25 % margin: a call well
+    ///   past what the dependency promises for 99.5 % of its calls is slow;
+    ///   `slowCallRateThreshold` = 50 %: normally 0.5 % of calls are that slow, so half of
+    ///   them is a brownout.
     /// - `waitDurationInOpenState` = the typical incident: probe again about when an
     ///   incident is usually over.
     /// - `ignoreExceptions` = the answer types (404, decline) when answers come as
@@ -69,8 +79,13 @@ impl Claims {
             ),
         };
         let minimum_claim = match d.window_type {
+            SlidingWindowType::TimeBased if d.minimum > CLAIMED_MIN_CALLS => format!(
+                "judge once the window holds 5 s of traffic: {} calls at {} calls/s",
+                d.minimum,
+                lab_session::number_text(self.calls_per_second)
+            ),
             SlidingWindowType::TimeBased => format!(
-                "judge once the window holds 5 s of traffic (at least {CLAIMED_MIN_CALLS} calls)"
+                "5 s of traffic is fewer than {CLAIMED_MIN_CALLS} calls: judge from {CLAIMED_MIN_CALLS} calls, never fewer"
             ),
             SlidingWindowType::CountBased => "judge once the window is full".to_string(),
         };
@@ -79,9 +94,15 @@ impl Claims {
                 name: "slowCallDurationThreshold",
                 value: format_duration(d.slow_ms),
                 claim: format!(
-                    "99.5 % of calls answer within {}: a call slower than that is slow",
-                    ms_text(self.p995_latency_ms)
+                    "99.5 % of calls answer within {}: a call a quarter slower than that, over {}, is slow",
+                    ms_text(self.p995_latency_ms),
+                    ms_text(d.slow_ms)
                 ),
+            },
+            ClaimedSetting {
+                name: "slowCallRateThreshold",
+                value: lab_session::number_text(f64::from(CLAIMED_SLOW_RATE)),
+                claim: "normally 1 call in 200 is that slow: half of them is a brownout, not bad luck".to_string(),
             },
             ClaimedSetting {
                 name: "waitDurationInOpenState",
@@ -134,6 +155,7 @@ impl Claims {
         let d = self.derive()?;
         let next = CircuitBreakerConfig {
             slow_call_duration_threshold: d.slow_ms,
+            slow_call_rate_threshold: CLAIMED_SLOW_RATE,
             wait_duration_in_open_state: d.wait_ms,
             ignore_exceptions: d.ignore,
             permitted_number_of_calls_in_half_open_state: d.probes,
@@ -171,7 +193,10 @@ impl Claims {
             )
         };
         Ok(Derived {
-            slow_ms: self.p995_latency_ms,
+            slow_ms: self
+                .p995_latency_ms
+                .saturating_mul(100 + SLOW_MARGIN_PERCENT)
+                .div_ceil(100),
             wait_ms: self.typical_incident_s.saturating_mul(1_000),
             ignore: if self.answers_are_errors {
                 ANSWER_EXCEPTIONS.iter().map(|e| e.to_string()).collect()

@@ -619,7 +619,9 @@ mod tests {
                 .map(|s| s.value.clone())
                 .unwrap()
         };
-        assert_eq!(value("slowCallDurationThreshold"), "800ms");
+        // 800 ms and a 25 % margin; half the calls that slow opens it.
+        assert_eq!(value("slowCallDurationThreshold"), "1s");
+        assert_eq!(value("slowCallRateThreshold"), "50");
         assert_eq!(value("waitDurationInOpenState"), "30s");
         assert_eq!(
             value("ignoreExceptions"),
@@ -630,11 +632,20 @@ mod tests {
         assert_eq!(value("slidingWindowSize"), "10");
         assert_eq!(value("minimumNumberOfCalls"), "250");
         assert!(settings.iter().all(|s| !s.claim.is_empty()));
+        let minimum = settings
+            .iter()
+            .find(|s| s.name == "minimumNumberOfCalls")
+            .unwrap();
+        assert_eq!(
+            minimum.claim,
+            "judge once the window holds 5 s of traffic: 250 calls at 50 calls/s"
+        );
 
         let mut s = BreakerSandbox::default();
         s.apply_claims(&claims).unwrap();
         let c = s.config();
-        assert_eq!(c.slow_call_duration_threshold, 800);
+        assert_eq!(c.slow_call_duration_threshold, 1_000);
+        assert_eq!(c.slow_call_rate_threshold, 50.0);
         assert_eq!(c.wait_duration_in_open_state, 30_000);
         assert_eq!(c.minimum_number_of_calls, 250);
         assert_eq!(c.failure_rate_threshold, 50.0); // not claimed: kept
@@ -683,6 +694,35 @@ mod tests {
             "callsPerSecond"
         );
         assert_eq!(s.settings(), &before);
+    }
+
+    /// The brownout the claims are for: a 1.5 s p99.5 at 1 call/s (a 10 s window judged
+    /// from 10 calls), then 9 calls in 10 at 2 s. The claimed breaker opens on the slow-call
+    /// rate; the defaults (slow-call rate 100 %) would stay CLOSED.
+    #[test]
+    fn claims_catch_a_brownout() {
+        let claims = Claims {
+            p995_latency_ms: 1_500,
+            typical_incident_s: 30,
+            answers_are_errors: false,
+            probes: 3,
+            calls_per_second: 1.0,
+        };
+        let brownout = |s: &mut BreakerSandbox| {
+            for i in 0..10 {
+                let duration = if i % 10 == 0 { 300 } else { 2_000 };
+                s.send_timed(SandboxCall::Success, duration).unwrap();
+                s.advance(1_000).unwrap();
+            }
+        };
+        let mut claimed = BreakerSandbox::default();
+        claimed.apply_claims(&claims).unwrap();
+        assert_eq!(claimed.config().slow_call_duration_threshold, 1_875);
+        brownout(&mut claimed);
+        assert_eq!(claimed.state(), State::Open);
+        let mut defaults = BreakerSandbox::default();
+        brownout(&mut defaults);
+        assert_eq!(defaults.state(), State::Closed);
     }
 
     #[test]

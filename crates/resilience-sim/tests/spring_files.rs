@@ -1,0 +1,151 @@
+//! Whole Spring Boot files as engineers paste them (issue 22 §5): the parts the simulation
+//! does not model are skipped and listed, never a reason to refuse the file.
+
+use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
+use resilience_sim::resilience4j::{read_fragment, Fragment, PolicyConfig};
+
+fn breaker(fragment: &Fragment, name: &str) -> CircuitBreakerConfig {
+    fragment
+        .instances
+        .iter()
+        .find_map(|i| match &i.config {
+            PolicyConfig::CircuitBreaker(c) if i.name == name => Some(c.clone()),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no circuitbreaker {name}: {fragment:#?}"))
+}
+
+/// The shape of a typical tutorial's file: actuator settings, every policy, a rate limiter.
+const EVERY_POLICY: &str = "\
+management:
+  health:
+    circuitbreakers:
+      enabled: true
+resilience4j:
+  circuitbreaker:
+    instances:
+      productService:
+        register-health-indicator: true
+        event-consumer-buffer-size: 10
+        failure-rate-threshold: 80
+        minimum-number-of-calls: 5
+        wait-duration-in-open-state: 20s
+        sliding-window-size: 10
+  retry:
+    instances:
+      productService:
+        max-attempts: 3
+        wait-duration: 10s
+  ratelimiter:
+    instances:
+      productService:
+        limit-for-period: 5
+        limit-refresh-period: 1s
+  bulkhead:
+    instances:
+      productService:
+        max-concurrent-calls: 2
+";
+
+#[test]
+fn a_rate_limiter_and_actuator_settings_are_listed_not_refused() {
+    let fragment = read_fragment(EVERY_POLICY, None).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(fragment.instances.len(), 3, "breaker, retry, bulkhead");
+    let cb = breaker(&fragment, "productService");
+    assert_eq!(cb.failure_rate_threshold, 80.0);
+    assert_eq!(cb.minimum_number_of_calls, 5);
+    assert_eq!(cb.wait_duration_in_open_state, 20_000);
+    assert_eq!(
+        fragment.not_read,
+        [
+            "resilience4j.ratelimiter: not read (the simulation has no model of it yet)",
+            "not Resilience4j settings, not read: management",
+        ]
+    );
+}
+
+/// Placeholders, `configs.default`, `base-config` and a profile's document.
+const PROFILES: &str = "\
+resilience4j.circuitbreaker:
+  configs:
+    default:
+      registerHealthIndicator: true
+      slidingWindowSize: ${CB_WINDOW:20}
+      minimumNumberOfCalls: ${CB_MIN:${FALLBACK_MIN:7}}
+      waitDurationInOpenState: ${CB_WAIT:5}s
+  instances:
+    backendA:
+      baseConfig: default
+      failureRateThreshold: 60
+---
+spring.config.activate.on-profile: prod
+resilience4j.circuitbreaker:
+  instances:
+    backendA:
+      failureRateThreshold: 40
+";
+
+#[test]
+fn placeholders_read_their_default_and_the_default_profile_is_read() {
+    let fragment = read_fragment(PROFILES, None).unwrap_or_else(|e| panic!("{e:#?}"));
+    let cb = breaker(&fragment, "backendA");
+    assert_eq!(cb.sliding_window_size, 20);
+    assert_eq!(cb.minimum_number_of_calls, 7);
+    assert_eq!(cb.wait_duration_in_open_state, 5_000);
+    assert_eq!(cb.failure_rate_threshold, 60.0);
+    assert_eq!(
+        fragment.not_read,
+        ["document 2 (line 13): only for the profile `prod` (no profile chosen: the default settings are read)"]
+    );
+}
+
+#[test]
+fn a_chosen_profile_s_document_overrides_the_default_one() {
+    let fragment = read_fragment(PROFILES, Some("prod")).unwrap_or_else(|e| panic!("{e:#?}"));
+    let cb = breaker(&fragment, "backendA");
+    assert_eq!(cb.failure_rate_threshold, 40.0);
+    assert_eq!(
+        cb.sliding_window_size, 20,
+        "the rest from the default document"
+    );
+    assert_eq!(
+        fragment.not_read,
+        ["not Resilience4j settings, not read: spring"]
+    );
+}
+
+#[test]
+fn a_problem_in_a_later_document_is_numbered_in_the_whole_file() {
+    let text = "resilience4j.circuitbreaker.instances.a.sliding-window-size: 4\n---\nresilience4j.circuitbreaker.instances.a.failure-rate-threshold: 500\n";
+    let errors = read_fragment(text, None).unwrap_err();
+    assert!(
+        errors[0].starts_with(
+            "line 3: resilience4j.circuitbreaker.instances.a.failure-rate-threshold: "
+        ),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn a_placeholder_without_a_default_says_what_to_write() {
+    let errors = read_fragment(
+        "resilience4j.circuitbreaker.instances.a.sliding-window-size: ${WINDOW}\n",
+        None,
+    )
+    .unwrap_err();
+    assert_eq!(
+        errors,
+        ["line 1: resilience4j.circuitbreaker.instances.a.sliding-window-size: the placeholder `${WINDOW}` has no default, and the simulation has no environment to read it from: write the value, or `${WINDOW:value}`"]
+    );
+}
+
+#[test]
+fn a_byte_order_mark_is_skipped_in_yaml_and_properties() {
+    for text in [
+        "\u{feff}# saved by an editor\nresilience4j.circuitbreaker.instances.a.sliding-window-size: 4\n",
+        "\u{feff}# saved by an editor\nresilience4j.circuitbreaker.instances.a.sliding-window-size=4\n",
+    ] {
+        let fragment = read_fragment(text, None).unwrap_or_else(|e| panic!("{text:?}: {e:#?}"));
+        assert_eq!(breaker(&fragment, "a").sliding_window_size, 4);
+    }
+}
