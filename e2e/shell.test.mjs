@@ -13,11 +13,25 @@ for (const [name, viewport] of [
   ['phone', { width: 390, height: 844 }],
 ]) {
   test(`course shell renders on ${name} without console errors`, async () => {
-    const { page, problems } = await openPage(browser, viewport);
+    const { page, problems } = await openPage(browser, viewport, '', name === 'phone' ? 'dark' : 'light');
     const links = page.getByTestId('demo-link');
     await links.first().waitFor();
     assert.equal(await links.count(), 13, 'the list shows Demos 1-13');
-    assert.match(await page.getByTestId('demo-heading').textContent(), /^Demo 1: /);
+    // The course's address is its front page: the path with each demo's time, the words.
+    await page.getByTestId('landing').waitFor();
+    assert.equal(await page.getByTestId('landing-demo').count(), 13);
+    assert.match(await page.getByTestId('landing').textContent(), /about 10 min.*CallNotPermittedException/s);
+    assert.equal(await links.first().getAttribute('aria-current'), null, 'no demo is open');
+    // Every title in the list, on a phone too.
+    assert.ok(await page.locator('.demo-list .demo-title').first().isVisible());
+    // The page is no wider than the screen.
+    assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
+    await screenshot(page, `landing-${name}`);
+    // Start: Demo 1 opens in place, no page load.
+    await page.getByTestId('landing-start').click();
+    await page.getByTestId('demo-heading').filter({ hasText: /^Demo 1: / }).waitFor();
+    assert.match(page.url(), /\?demo=1$/);
+    assert.equal(await links.first().getAttribute('aria-current'), 'page');
 
     await links.nth(3).click();
     await page.getByTestId('demo-heading').filter({ hasText: 'Demo 4: Slow service, no protection' }).waitFor();

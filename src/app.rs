@@ -13,6 +13,7 @@ use leptos::mount::mount_to;
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue::{self, Lab};
 
+use crate::course::landing::{Landing, LANDING};
 use crate::course::overview::Overview;
 use crate::course::tick_demo::TickDemo;
 use crate::embed;
@@ -36,6 +37,12 @@ pub fn tick_demos_pages(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
+    if number == LANDING {
+        return Some(mounted(
+            main,
+            move || view! { <Landing location=location /> },
+        ));
+    }
     catalogue::demo(number)?;
     let Location {
         state, problems, ..
@@ -176,8 +183,12 @@ pub fn App(pages: Pages) -> impl IntoView {
     // with disposed signals and every control dead.
     let app = Owner::current();
     effect(move || {
-        // The overview is page 0: no demo has that number.
-        let number = location.with(|l| if l.overview { 0 } else { l.state.demo });
+        // The overview is page 0 and the front page LANDING: no demo has those numbers.
+        let number = location.with(|l| match () {
+            _ if l.overview => 0,
+            _ if l.landing => LANDING,
+            _ => l.state.demo,
+        });
         let Some(main) = main.get() else { return };
         if page.as_ref().is_some_and(|(open, _)| *open == number) {
             return;
@@ -192,7 +203,9 @@ pub fn App(pages: Pages) -> impl IntoView {
         let Some(mounted) = mounted else {
             // Another part has this page (start.js and the app read the address alike,
             // so only an odd spelling of the number lands here): load it by its plain link.
-            let query = if embedded {
+            let query = if number == LANDING {
+                "./".to_string()
+            } else if embedded {
                 format!("?demo={number}&embed=1")
             } else {
                 format!("?demo={number}")

@@ -35,6 +35,12 @@ pub fn full_course_link(query: &str) -> String {
     link
 }
 
+/// The course's own address, no demo asked for: the front page (not in a frame, where a
+/// demo is always meant).
+pub fn is_landing(query: &str) -> bool {
+    !query_pairs(query).any(|(k, _)| k == "demo") && !is_overview(query) && !is_embedded(query)
+}
+
 fn flag(query: &str, name: &str) -> bool {
     query_pairs(query).any(|(k, v)| k == name && matches!(v.as_str(), "" | "1" | "true"))
 }

@@ -20,6 +20,8 @@ pub struct Location {
     pub embed: bool,
     /// `?overview=1`: the teachers' overview of the course instead of a demo.
     pub overview: bool,
+    /// No demo asked for (the course's own address): its front page.
+    pub landing: bool,
 }
 
 pub fn read_location() -> Location {
@@ -30,6 +32,7 @@ pub fn read_location() -> Location {
         problems,
         embed: embed::is_embedded(&query),
         overview: embed::is_overview(&query),
+        landing: embed::is_landing(&query),
     }
 }
 
@@ -47,6 +50,7 @@ fn push_demo(location: RwSignal<Location>, number: u32) {
         problems: Vec::new(),
         embed: false,
         overview: false,
+        landing: false,
     });
 }
 
@@ -63,7 +67,7 @@ pub fn DemoLink(
     #[prop(optional)] class: &'static str,
     #[prop(optional)] testid: &'static str,
 ) -> impl IntoView {
-    let current = move || location.with(|l| l.state.demo == number);
+    let current = move || location.with(|l| !l.landing && !l.overview && l.state.demo == number);
     let embedded = location.with_untracked(|l| l.embed);
     view! {
         <a href=format!("?demo={number}") class=class data-testid=testid
@@ -86,7 +90,10 @@ pub fn DemoLink(
 pub fn document_title(number: u32) -> String {
     match catalogue::course().find(|(n, _)| *n == number) {
         Some((n, title)) => format!("Demo {n}: {title} — Resilience Playground"),
-        None => "Resilience Playground".to_string(),
+        None => {
+            "Resilience Playground: timeouts, retries, circuit breakers and bulkheads, step by step"
+                .to_string()
+        }
     }
 }
 

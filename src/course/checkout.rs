@@ -59,7 +59,7 @@ pub fn prediction(scenario: CheckoutScenario) -> &'static str {
         CheckoutScenario::QuoterStall => "The quoter stops answering for 30 s. How many payment permits does it take? How many captures are lost?",
         CheckoutScenario::ConnectionReset => "The provider refuses every connection. How many requests does one capture make, and when does the breaker stop them?",
         CheckoutScenario::LostResponse => "The provider captures, but its answers are lost. How many requests per capture? What does the order say: captured, failed or something else?",
-        CheckoutScenario::ProviderTimeouts => "The provider answers after the 800 ms read timeout. After how many captures does the breaker open, and what happens to the next one?",
+        CheckoutScenario::ProviderTimeouts => "The provider stops answering and drops each capture after our 800 ms read timeout. After how many captures does the breaker open, and how does this differ from lost answers?",
         CheckoutScenario::GameDay => "The quoter stalls and a card is declined in the same minute. Which breaker opens? Does the decline count?",
     }
 }
@@ -434,19 +434,32 @@ pub fn counts_html(run: &CheckoutRun, h: &mut String) {
         .num(p.bulkhead_rejected.into())
         .raw(". The provider captured ")
         .num(p.provider_captures.into())
-        .raw(" times.</dd><dt>Shipping</dt><dd>")
+        .raw(" times.</dd>");
+    if p.saga.uncertain > 0 {
+        // What our side could not know when the read timed out: the provider's record.
+        h.raw("<dt>Reconciliation</dt><dd data-testid=\"checkout-reconciled\">")
+            .num(p.saga.uncertain.into())
+            .raw(" UNCERTAIN captures, looked up by their idempotency key: ")
+            .num(p.reconciled.captured.into())
+            .raw(" CAPTURED by the provider (the seat is sold, only the answer was lost), ")
+            .num(p.reconciled.not_captured.into())
+            .raw(" NOT_CAPTURED (release the seat or ask the shopper to pay again).</dd>");
+    }
+    h.raw("<dt>Shipping</dt><dd>")
         .num(s.calls.into())
         .raw(" quotes: ")
         .num(s.quotes.live.into())
         .raw(" live, ")
         .num(s.quotes.estimate.into())
-        .raw(" agreed estimates, ")
-        .num(s.quotes.hidden.into())
-        .raw(" hidden; ")
+        .raw(" agreed estimates; ")
         .num(s.provider_requests.into())
         .raw(" requests to the quoter, ")
         .num(s.retries.into())
-        .raw(" retries.</dd></dl><p>")
+        .raw(" retries. ")
+        .num(run.digital_orders.into())
+        .raw(" orders of digital goods needed no shipping and asked for ")
+        .num(run.quotes_from_digital.into())
+        .raw(" quotes.</dd></dl><p>")
         .raw(match run.order {
             StackOrder::Resilience4j => "Resilience4j's order: the retry is outside the breaker, so the breaker records every attempt and an open breaker stops the remaining attempts at once; each dependency has its own bulkhead.",
             StackOrder::Wrong => "The wrong order: the breaker is outside the retry, so it records one outcome per call after all its attempts (a refusing provider gets twice the requests before the breaker opens), and its one shared bulkhead lets a stalled quoter take the permits payment needs, which payment's breaker then records as failures of a healthy provider.",

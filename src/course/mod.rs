@@ -4,9 +4,17 @@ pub mod amplification;
 pub mod brownout;
 pub mod checkout;
 pub mod jitter;
+pub mod landing;
 pub mod outcome;
 pub mod overview;
 pub mod tick_demo;
+
+/// Minutes a class needs for demo `number`, predicting and discussing included: the
+/// teacher notes and the front page say the same.
+pub fn minutes(number: u32) -> Option<u32> {
+    const MINUTES: [u32; 13] = [10, 8, 8, 10, 10, 10, 12, 15, 12, 15, 12, 25, 20];
+    MINUTES.get(number.checked_sub(1)? as usize).copied()
+}
 
 /// What the page says around a tick demo. Written in our own words; the facts and numbers
 /// are those of ../shared/spec/01-tick-model.md.

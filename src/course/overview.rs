@@ -22,7 +22,7 @@ fn predict(number: u32) -> Option<&'static str> {
 pub fn notes_html(number: u32, h: &mut String) {
     let Some(n) = notes(number) else { return };
     h.raw("<p class=\"muted\">About ")
-        .num(n.minutes.into())
+        .num(super::minutes(number).unwrap_or_default().into())
         .raw(
         " minutes, predicting and discussing included.</p><h3>Learners will be able to</h3><ul>",
     );

@@ -251,8 +251,12 @@ mod script_io {
                     .unwrap_or_default(),
             )
         })?;
-        let script = serde_wasm_bindgen::from_value(value.clone())
-            .map_err(|e| invalid(format!("{}{e}", where_in(&value))))?;
+        let script = serde_wasm_bindgen::from_value(value.clone()).map_err(|e| {
+            // Its text is a JavaScript error's: "Error: invalid type ...".
+            let why = e.to_string();
+            let why = why.strip_prefix("Error: ").unwrap_or(&why);
+            invalid(format!("{}{why}", where_in(&value)))
+        })?;
         s.import_script(script)
     }
 
@@ -777,7 +781,7 @@ pub fn draw_fallback(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
             })
             .raw(")."),
     };
-    h.raw(" <button type=\"button\" class=\"secondary\" data-act=\"empty-cache\" data-testid=\"sandbox-empty-cache\">Empty the cache</button></p><h3>Last calls, newest first</h3><ol class=\"calls\" data-testid=\"sandbox-calls\">");
+    h.raw(" <button type=\"button\" class=\"secondary\" data-act=\"empty-cache\" data-testid=\"sandbox-empty-cache\">Empty the cache</button></p><h3>Last calls, newest first</h3><ul class=\"calls\" data-testid=\"sandbox-calls\">");
     for r in s.records().rev().take(8) {
         h.raw("<li class=\"")
             .raw(class_of(r.class))
@@ -793,7 +797,7 @@ pub fn draw_fallback(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
             .raw(r.rung.label())
             .raw("</li>");
     }
-    h.raw("</ol></section>");
+    h.raw("</ul></section>");
 }
 
 /// The breaker's events with Resilience4j's names, newest first.

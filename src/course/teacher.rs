@@ -14,8 +14,6 @@ pub struct TeacherNotes {
     /// Why, from the run's own figures.
     pub reasoning: &'static str,
     pub discussion: &'static str,
-    /// Minutes a class needs for the demo, predict and discussion included.
-    pub minutes: u32,
     pub misconceptions: &'static [&'static str],
 }
 
@@ -34,7 +32,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "It opens at t = 3. The calls it refuses from then on take no thread: they fail at once with CallNotPermittedException and are not recorded.",
         reasoning: "The calls sent at t = 1 and t = 2 come back as errors one tick later, so at t = 3 the window holds 4 failures: minimumNumberOfCalls (4) is reached and 100 % is above the 50 % threshold. The breaker is asked before the pool, so a refused call never reaches it.",
         discussion: "The page still shows recommendations while the breaker is open. Where do they come from, and what could the page do if payment failed, which has no fallback?",
-        minutes: 10,
         misconceptions: &[
             "The breaker opens on the first failure. It judges nothing until the window holds minimumNumberOfCalls outcomes.",
             "An open breaker still calls the service and hides the error. It sends nothing.",
@@ -49,7 +46,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "It closes, at t = 6 itself, and starts a fresh window.",
         reasoning: "The breaker opened at t = 3 and waits 3 ticks, so at t = 6 it is HALF_OPEN and that tick's 2 recommendations calls are the trials (permittedNumberOfCallsInHalfOpenState 2). Both answer within the tick: 0 % failures is below 50 %, so CLOSED.",
         discussion: "Why not simply close after the wait, or send all traffic as the trial? What would each do to a service that has only just come back?",
-        minutes: 8,
         misconceptions: &[
             "After the wait the breaker closes by itself. Only the trials' outcomes close it.",
             "HALF_OPEN lets all traffic through. It sends 2 trials and refuses the rest.",
@@ -64,7 +60,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "It opens again at t = 7, when the trials' errors arrive, and tries again at t = 10, when it is HALF_OPEN for 2 new trials.",
         reasoning: "The 2 trials sent at t = 6 fail one tick later: 2 failures of 2 is 100 %, at or above 50 %, so OPEN at t = 7 with a new 3-tick wait, 7 + 3 = 10. The broken service now gets 2 calls every 4 ticks instead of 2 every tick.",
         discussion: "Resilience4j can make the wait grow with each reopening (waitIntervalFunctionInOpenState). When would you want that, and what does it cost once the service is back?",
-        minutes: 8,
         misconceptions: &[
             "Failed trials send the breaker back to CLOSED to count again. It goes straight back to OPEN for another full wait.",
         ],
@@ -79,7 +74,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "Yes: 4 payments fail, at t = 3, 4, 5 and 6, although payment itself is healthy.",
         reasoning: "Each tick 2 recommendations calls take a thread and hold it for the 3-tick timeout: 2, 4, then 6 threads after t = 1, 2, 3. From t = 3 on, the 2 recommendations calls take the threads freed in each tick before payment arrives, and payment finds none free.",
         discussion: "Would a timeout of 1 tick or of 10 ticks change the result? What would 2 retries on recommendations do?",
-        minutes: 10,
         misconceptions: &[
             "Down is the worst case. An error frees its thread after one tick; a slow call holds it for the whole timeout.",
             "A healthy service cannot fail because of another one. Here both share the same 6 threads.",
@@ -94,7 +88,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "No. Payments still fail at t = 3 and t = 4; the breaker opens at t = 5, and from then on payment succeeds while the threads drain.",
         reasoning: "At t = 3 nothing has been recorded, and at t = 4 the window holds only the 2 timeouts of the t = 1 calls, fewer than minimumNumberOfCalls (4). At t = 5 the t = 2 timeouts make 4 failures: OPEN, and recommendations holds 4, then 2 threads.",
         discussion: "What would let the breaker act before t = 3: a shorter timeout, a smaller minimumNumberOfCalls, a slow-call threshold? What does each cost?",
-        minutes: 10,
         misconceptions: &[
             "A breaker protects from the first slow call. Each failure takes a whole timeout to arrive, and it needs 4 of them.",
             "Opening frees the threads at once. Calls already sent keep theirs until they time out.",
@@ -109,7 +102,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "No payment fails. Yes: recommendations keeps sending calls to the slow service, at most 3 at a time; the calls over the cap are rejected at once with BulkheadFullException.",
         reasoning: "maxConcurrentCalls 3 caps recommendations at 3 of the 6 threads (2, 3, 3, 3, 3, 3), so payment always has its own 3. Each timeout frees a permit, and the next recommendations call takes it and waits another 3 ticks.",
         discussion: "The page keeps working but keeps paying for calls that cannot succeed. How would you notice that in production, and what would you add?",
-        minutes: 10,
         misconceptions: &[
             "A bulkhead stops calls to a broken service. It only limits how many run at once.",
         ],
@@ -123,7 +115,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "The bulkhead acts first: it caps recommendations at 3 threads and rejects its first call at t = 2. The breaker opens at t = 4, and recommendations holds no thread from t = 5.",
         reasoning: "The breaker records the bulkhead's rejections as failures (1 at t = 2, 2 at t = 3); the first timeout at t = 4 fills the window of 4: OPEN, a tick sooner than the breaker alone. Threads held: 2, 3, 3, 1, 0, 0.",
         discussion: "Production configs usually put BulkheadFullException in ignoreExceptions. How would this run change, and why might you still want that?",
-        minutes: 12,
         misconceptions: &[
             "The two are redundant, so pick one. The bulkhead limits the damage at once; the breaker then stops the waste.",
             "Retrying a refused call helps. Retry outside the breaker and never retry CallNotPermittedException.",
@@ -138,7 +129,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "Grey (no retries) gets its successes back the moment the provider is healthy at 15 s, and blue (the budget) right after. Red (3 retries) does not: it stays degraded to the end of the run.",
         reasoning: "Demand is 1,000 requests/s against a capacity of 1,200/s. Red offers up to 4 calls per request; an overloaded provider wastes work, fewer calls succeed, and the failures return as retries, keeping the load above capacity. The budget lets retries add at most 10 %: 1,100 calls/s, under the capacity.",
         discussion: "Which retry settings in your own systems have no cap on the extra load they can add, and how would you find out before an incident?",
-        minutes: 15,
         misconceptions: &[
             "Backoff and jitter cure it. They move retries in time, but every retry still happens; only a cap lowers the load.",
             "Once the cause is fixed, the system recovers by itself.",
@@ -153,7 +143,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "They come back in waves at 1, 3, 7 and 15 s, and 250 clients are still waiting after 15 s. With full jitter the retries spread out: nearly everyone is served within about 1.5 s, with fewer calls in all.",
         reasoning: "Every refused client waits the same 1, 2, 4, 8 s, so they return together; each wave gets 150 served and the rest refused: 1,000, 850, 700, 550, 400, leaving 250. Full jitter draws each wait in [0, backoff], so the 850 arrive over a second, about 85 per 100 ms against 150.",
         discussion: "The server sat idle between the waves while clients waited. Where do many of your clients fail at the same instant: deploys, failovers, cache expiry?",
-        minutes: 12,
         misconceptions: &[
             "Exponential backoff alone spreads the load. Without jitter it only widens the gaps between identical waves.",
             "Jitter limits the load. It spreads retries; only a cap on attempts limits them.",
@@ -168,7 +157,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "No: 9 outcomes are fewer than minimumNumberOfCalls (10), so no rate is computed and it stays CLOSED. One more failure makes 5 of 10 = 50 %, at the threshold: it opens at once. The next call gets through only when sent strictly after the 10 s wait, as the first of 3 trials.",
         reasoning: "Thresholds are inclusive and checked after every recorded outcome, never on a timer. OPEN refuses calls with CallNotPermittedException; without automatic transition, the first call after the wait makes it HALF_OPEN.",
         discussion: "Which answers of your dependencies are not failures (a 404, a decline)? What does a storm of them do to a breaker that does not ignore them?",
-        minutes: 15,
         misconceptions: &[
             "The breaker opens once half the calls so far have failed. Nothing is judged before minimumNumberOfCalls.",
             "After the wait the breaker turns HALF_OPEN by itself. Here the next call does it.",
@@ -183,7 +171,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "Without a bulkhead /fast goes down too: the stuck /drm calls take all 24 threads and /fast waits for one until its clients give up. With a bulkhead of 8, /drm degrades alone and /fast keeps serving on the other 16 threads.",
         reasoning: "By Little's law /drm needs 50/s x 5 s = 250 threads once the vendor is slow (50 x 0.1 s = 5 before), against 24. The bulkhead lets at most 8 wait on the vendor and refuses the rest at once with BulkheadFullException, which frees their threads.",
         discussion: "How would you size a bulkhead per vendor, and what should /drm users see when theirs is full?",
-        minutes: 12,
         misconceptions: &[
             "An endpoint that never calls the vendor is safe. It shares the pool and waits behind the stuck threads.",
             "A thread-pool bulkhead protects the same way. If the caller waits for the answer, queued calls still hold request threads.",
@@ -198,7 +185,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "The bulkhead, as configured: its queue of 200 holds order's own request threads, so order runs out of threads and order history fails with the submissions. (With a queue of 20 the retries become the worst.)",
         reasoning: "At 4 s a call, 20 threads admit 5 pricing calls/s; Little's law asks for 250 x 4 s = 1,000 in flight. 20 running plus 200 queued is more than order's 200 threads. The breaker never opens: pricing returns no errors.",
         discussion: "A 300 ms timeout saves order and pricing but no user gets a price once the cache is 30 s old. What would you watch to see that difference?",
-        minutes: 25,
         misconceptions: &[
             "More protection is always safer. Each mechanism did what it was told, and together they took down the whole service.",
             "A breaker catches a brownout. One that counts errors only never opens on a slow dependency that returns none.",
@@ -213,7 +199,6 @@ const NOTES: [TeacherNotes; 13] = [
         answer: "Decline storm: the breaker stays CLOSED, nothing retried. Quoter stall: no payment permit taken, no capture lost. Connection reset: at most 2 requests a capture, until the breaker opens on 10 failures; later captures are NOT_SENT. Lost response: 1 request, UNCERTAIN. Provider timeouts: it opens on the 10th timeout (captures in flight still end UNCERTAIN); the next is refused, NOT_SENT. Game day: shipping's breaker opens; the decline does not count.",
         reasoning: "Declines are in ignoreExceptions on the breaker and the retry. Only a connect failure is retried, once: after a read timeout the provider may have captured, so the saga reconciles by the idempotency key. The breaker judges from minimumNumberOfCalls 10 at 50 %; each dependency has its own bulkhead.",
         discussion: "Which of your provider's outcomes are answers, failures or unknown, and who reconciles the unknown?",
-        minutes: 20,
         misconceptions: &[
             "A fallback may report the payment as done. Only the provider's answer can say CAPTURED.",
             "A read timeout is safe to retry. The capture may have happened.",
@@ -238,10 +223,10 @@ mod tests {
         let mut count = 0;
         for (number, title) in course() {
             let n = notes(number).unwrap_or_else(|| panic!("no notes for Demo {number}: {title}"));
+            let minutes = super::super::minutes(number).unwrap_or_default();
             assert!(
-                (5..=30).contains(&n.minutes),
-                "Demo {number}: {} minutes",
-                n.minutes
+                (5..=30).contains(&minutes),
+                "Demo {number}: {minutes} minutes"
             );
             assert!(
                 (2..=3).contains(&n.objectives.len()),

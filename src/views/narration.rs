@@ -100,6 +100,7 @@ fn call_of(event: &TickEvent) -> Option<u64> {
 fn consequence_of(event: &TickEvent) -> Option<u64> {
     match event {
         TickEvent::BreakerRecorded { call, .. }
+        | TickEvent::BreakerIgnored { call, .. }
         | TickEvent::FallbackServed { call }
         | TickEvent::PaymentFailed { call } => Some(*call),
         _ => None,

@@ -72,9 +72,63 @@ fn a_read_timeout_on_a_capture_makes_exactly_one_provider_request_and_ends_uncer
             );
             assert_eq!(call.attempts.len(), 1);
             assert_eq!(call.saga, Some(SagaState::Uncertain));
-            assert!(call.provider_captured, "the provider may have captured");
         }
         assert_eq!(run.payment.retries, 0);
+    }
+}
+
+/// Our side cannot tell a lost answer from a provider that timed out: the same attempts,
+/// the same UNCERTAIN captures. The reconciliation by idempotency key can: the provider
+/// captured every one in the first, none in the second.
+#[test]
+fn reconciliation_tells_a_lost_answer_from_a_provider_timeout() {
+    let lost = r4j(CheckoutScenario::LostResponse);
+    let timeouts = r4j(CheckoutScenario::ProviderTimeouts);
+    assert_eq!(lost.payment.saga, timeouts.payment.saga);
+    assert_eq!(
+        lost.payment.provider_requests,
+        timeouts.payment.provider_requests
+    );
+    let uncertain = lost.payment.saga.uncertain;
+    assert!(uncertain >= 10);
+    assert_eq!(
+        (
+            lost.payment.reconciled.captured,
+            lost.payment.reconciled.not_captured
+        ),
+        (uncertain, 0)
+    );
+    assert_eq!(
+        (
+            timeouts.payment.reconciled.captured,
+            timeouts.payment.reconciled.not_captured
+        ),
+        (0, uncertain)
+    );
+    assert_eq!(lost.payment.provider_captures, uncertain);
+    assert_eq!(timeouts.payment.provider_captures, 0);
+    assert!(payments(&lost)
+        .filter(|c| c.saga == Some(SagaState::Uncertain))
+        .all(|c| c.provider_captured));
+    assert!(payments(&timeouts).all(|c| !c.provider_captured));
+}
+
+/// Digital goods need no shipping: every 4th order, and none of them asks the quoter.
+#[test]
+fn digital_orders_never_call_the_quoter() {
+    for scenario in CheckoutScenario::ALL {
+        for order in StackOrder::ALL {
+            let run = run(scenario, order, Threads::Platform);
+            // Quotes every 50 ms, a digital order every 150 ms: a quarter of the orders.
+            let ms = scenario.length_ms();
+            assert_eq!(u64::from(run.digital_orders), ms / 150, "{scenario:?}");
+            assert_eq!(u64::from(run.shipping.calls), ms / 50, "{scenario:?}");
+            assert_eq!(run.quotes_from_digital, 0, "{scenario:?} {order:?}");
+            assert_eq!(
+                run.shipping.quotes.hidden, 0,
+                "no quote hidden by a fallback"
+            );
+        }
     }
 }
 
@@ -133,9 +187,9 @@ fn filling_the_shipping_bulkhead_leaves_payments_permits_untouched() {
     assert!(run.seconds.iter().all(|s| s.payment_permits_min >= 16));
     assert_eq!(run.payment.saga.captured, 600);
     assert_eq!(run.payment.bulkhead_rejected, 0);
-    // Quotes fall back: the estimate for physical goods, nothing for digital goods.
+    // Quotes fall back to the agreed estimate (digital goods never asked for one).
     let quotes = run.shipping.quotes;
-    assert!(quotes.estimate > 0 && quotes.hidden > 0);
+    assert!(quotes.estimate > 0);
     assert_eq!(
         quotes.live + quotes.estimate + quotes.hidden,
         run.shipping.calls

@@ -64,6 +64,23 @@ fn checkout_prints_the_issues_figures() {
             }
         }
     }
+    // Digital orders and the reconciliation, by the issue's names.
+    for scenario in ["lost-response", "provider-timeouts"] {
+        let run = json(&["lab", "checkout", "--scenario", scenario]);
+        assert_eq!(run["quotes_from_digital"], 0);
+        assert_eq!(
+            run["digital_orders"], 400,
+            "60 s, a digital order every 150 ms"
+        );
+        let reconciled = &run["payment"]["reconciled"];
+        let uncertain = u(&run["payment"]["saga"]["UNCERTAIN"]);
+        let (captured, not_captured) = (u(&reconciled["CAPTURED"]), u(&reconciled["NOT_CAPTURED"]));
+        assert_eq!(captured + not_captured, uncertain);
+        match scenario {
+            "lost-response" => assert_eq!(not_captured, 0),
+            _ => assert_eq!(captured, 0),
+        }
+    }
     // The decline storm, as the course says it.
     let storm = json(&["lab", "checkout", "--scenario", "decline-storm"]);
     assert_eq!(storm["payment"]["saga"]["DECLINED"], 100);

@@ -31,8 +31,8 @@
 //! - Shipping: connect 200 ms, read 2 s; semaphore bulkhead 8, `maxWaitDuration` 20 ms;
 //!   breaker with Resilience4j's rates (COUNT_BASED 20, minimum 10, 50 %, wait 30 s); retry
 //!   3 attempts on `IOException` (a quote is safe to ask again) with exponential random
-//!   backoff (100 ms, x2, ±50 %). Falls back to the agreed estimate for physical goods and
-//!   hides the quote for digital goods (every 4th order).
+//!   backoff (100 ms, x2, ±50 %). Falls back to the agreed estimate. Digital goods (a
+//!   quarter of the orders) need no shipping: they never call the quoter.
 //!
 //! ## Decorator order ([`StackOrder`])
 //!
@@ -55,15 +55,18 @@
 //!
 //! ## Traffic and scenarios ([`CheckoutScenario`])
 //!
-//! Captures arrive every 100 ms and quotes every 50 ms, evenly. Times vary ±20 % (seeded).
+//! Captures arrive every 100 ms and quotes every 50 ms, evenly; between them, an order of
+//! digital goods every 150 ms asks for no quote. Times vary ±20 % (seeded).
 //! Healthy, the provider captures in 300 ms and the quoter answers in 100 ms.
 //!
 //! - `decline-storm`: 100 captures over 10 s, every card declined (a business answer);
 //! - `quoter-stall`: the quoter stops answering from 10 s to 40 s, payments go on (60 s);
 //! - `connection-reset`: the provider refuses every connection (60 s);
 //! - `lost-response`: the provider captures but its answer is lost: read timeouts (60 s);
-//! - `provider-timeouts`: the provider stops answering within 800 ms; it still captures,
-//!   too late for the read timeout (60 s);
+//! - `provider-timeouts`: the provider stops answering within 800 ms and drops the capture
+//!   (60 s). Our side sees what it sees in `lost-response`, read timeouts and UNCERTAIN;
+//!   only the reconciliation by idempotency key tells them apart: CAPTURED there,
+//!   NOT_CAPTURED here ([`Reconciliation`]);
 //! - `game-day`: the quoter stall and, in the same minute, one declined card (60 s).
 
 use std::cmp::Reverse;
@@ -393,7 +396,19 @@ pub struct PaymentSummary {
     /// Captures the provider made, answered or not.
     pub provider_captures: u32,
     pub saga: SagaTally,
+    /// The UNCERTAIN captures, reconciled.
+    pub reconciled: Reconciliation,
     pub retry_metrics: RetryMetrics,
+}
+
+/// What the reconciliation by idempotency key found for the UNCERTAIN captures: the
+/// provider's own record, which our side could not see when the read timed out.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Reconciliation {
+    #[serde(rename = "CAPTURED")]
+    pub captured: u32,
+    #[serde(rename = "NOT_CAPTURED")]
+    pub not_captured: u32,
 }
 
 /// Saga states of every capture (names fixed by the issue).
@@ -473,6 +488,10 @@ pub struct CheckoutRun {
     /// The permits of each bulkhead (payment, shipping; equal when shared).
     pub payment_permits: u32,
     pub shipping_permits: u32,
+    /// Orders of digital goods (one every 150 ms, a quarter of the orders): no shipping.
+    pub digital_orders: u32,
+    /// Quote requests those orders sent (attempts): 0, as digital goods need no shipping.
+    pub quotes_from_digital: u32,
     /// Every call, in the order they arrived (at most [`MAX_TRACES`] per dependency).
     pub calls: Vec<CallTrace>,
 }
@@ -488,6 +507,7 @@ const CAPTURE_MS: Millis = 300;
 const QUOTE_MS: Millis = 100;
 const REFUSED_CONNECTION_MS: Millis = 5;
 const CAPTURE_EVERY_MS: Millis = 100;
+const DIGITAL_EVERY_MS: Millis = 150;
 const QUOTE_EVERY_MS: Millis = 50;
 
 pub fn payment_breaker_config() -> CircuitBreakerConfig {
@@ -695,20 +715,27 @@ impl Sim {
 
     fn run(mut self) -> CheckoutRun {
         let length = self.config.scenario.length_ms();
-        // Arrivals: captures every 100 ms, quotes every 50 ms.
+        // Arrivals: captures every 100 ms, quotes for physical goods every 50 ms, and an
+        // order of digital goods (which needs no quote) every 150 ms: a quarter of orders.
         // In time order; at equal times a capture first (a stable sort).
-        let mut arrivals: Vec<(Millis, Dependency)> = (0..length / CAPTURE_EVERY_MS)
-            .map(|k| (k * CAPTURE_EVERY_MS, Dependency::Payment))
+        let mut arrivals: Vec<(Millis, Dependency, bool)> = (0..length / CAPTURE_EVERY_MS)
+            .map(|k| (k * CAPTURE_EVERY_MS, Dependency::Payment, false))
             .chain(
                 (0..length / QUOTE_EVERY_MS)
-                    .map(|k| (k * QUOTE_EVERY_MS + 25, Dependency::Shipping)),
+                    .map(|k| (k * QUOTE_EVERY_MS + 25, Dependency::Shipping, false)),
+            )
+            .chain(
+                (0..length / DIGITAL_EVERY_MS)
+                    .map(|k| (k * DIGITAL_EVERY_MS + 75, Dependency::Shipping, true)),
             )
             .collect();
-        arrivals.sort_by_key(|&(at, _)| at);
+        arrivals.sort_by_key(|&(at, _, _)| at);
         let mut indices = [0u32; 2];
-        for (at, dependency) in arrivals {
+        for (at, dependency, digital) in arrivals {
             let index = indices[dep_index(dependency)];
-            indices[dep_index(dependency)] += 1;
+            if !digital {
+                indices[dep_index(dependency)] += 1;
+            }
             let id = self.calls.len() as u32;
             self.calls.push(Call {
                 trace: CallTrace {
@@ -729,10 +756,13 @@ impl Sim {
                 holds_connection: false,
                 breaker_permitted: false,
                 has_thread: false,
-                done: false,
-                digital: dependency == Dependency::Shipping && index % 4 == 3,
+                done: digital,
+                digital,
             });
-            self.schedule(at, ARRIVE, id);
+            // Digital goods need no shipping: the order never asks the quoter.
+            if !digital {
+                self.schedule(at, ARRIVE, id);
+            }
         }
         let mut boundary = 1_000;
         while let Some(Reverse((at, class, id))) = self.events.pop() {
@@ -981,13 +1011,10 @@ impl Sim {
         };
         let dep = dep_index(dependency);
         self.stacks[dep].provider_requests += 1;
-        // Lost answers and late answers: the provider captured all the same.
+        // A lost answer: the provider captured all the same. A provider that times out
+        // drops the capture.
         let captured = dependency == Dependency::Payment
-            && (outcome == Outcome::Success
-                || matches!(
-                    scenario,
-                    CheckoutScenario::LostResponse | CheckoutScenario::ProviderTimeouts
-                ));
+            && (outcome == Outcome::Success || scenario == CheckoutScenario::LostResponse);
         if captured {
             self.captures_made += 1;
         }
@@ -1167,15 +1194,30 @@ impl Sim {
 
     fn finish_run(self) -> CheckoutRun {
         let mut saga = SagaTally::default();
+        let mut reconciled = Reconciliation::default();
         let mut quotes = QuoteTally::default();
+        let mut digital_orders = 0;
+        let mut quotes_from_digital = 0;
         let mut counts = [0u32; 2];
         let mut traces = Vec::new();
         let mut kept = [0usize; 2];
         for call in self.calls {
+            if call.digital {
+                digital_orders += 1;
+                quotes_from_digital += call.trace.attempts.len() as u32;
+                continue;
+            }
             let dep = dep_index(call.trace.dependency);
             counts[dep] += 1;
             if let Some(state) = call.trace.saga {
                 saga.add(state);
+            }
+            if call.trace.saga == Some(SagaState::Uncertain) {
+                if call.trace.provider_captured {
+                    reconciled.captured += 1;
+                } else {
+                    reconciled.not_captured += 1;
+                }
             }
             match call.trace.quote {
                 Some(QuoteResult::Live) => quotes.live += 1,
@@ -1217,6 +1259,7 @@ impl Sim {
                 bulkhead_available_min: min(&payment, p_max),
                 provider_captures: self.captures_made,
                 saga,
+                reconciled,
                 retry_metrics: payment.retry.metrics(),
             },
             shipping: ShippingSummary {
@@ -1234,6 +1277,8 @@ impl Sim {
             seconds: self.seconds,
             payment_permits: p_max,
             shipping_permits: s_max,
+            digital_orders,
+            quotes_from_digital,
             calls: traces,
         }
     }

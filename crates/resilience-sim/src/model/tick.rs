@@ -420,6 +420,9 @@ pub enum TickEvent {
         failure: bool,
         outcome: Outcome,
     },
+    /// The breaker ignored the outcome of a recommendations call (its exception is in
+    /// `ignoreExceptions`): not recorded at all.
+    BreakerIgnored { call: u64, outcome: Outcome },
     /// The breaker changed state.
     BreakerTransition { from: State, to: State },
     /// Recommendations failed and the page showed the cached list instead.
@@ -743,11 +746,23 @@ impl TickModel {
                 None => self.breaker.on_success(now, duration),
                 Some(exception) => self.breaker.on_error(now, duration, exception),
             }
-            self.last_events.push(TickEvent::BreakerRecorded {
-                call,
-                failure: !outcome.is_success(),
-                outcome,
-            });
+            // As the breaker classified it (recordExceptions, ignoreExceptions), not as the
+            // call ended: the narration must agree with the window.
+            let config = self.breaker.config();
+            let event = match outcome.exception_name() {
+                Some(e) if config.is_ignored(e) => TickEvent::BreakerIgnored { call, outcome },
+                Some(e) => TickEvent::BreakerRecorded {
+                    call,
+                    failure: config.is_recorded(e),
+                    outcome,
+                },
+                None => TickEvent::BreakerRecorded {
+                    call,
+                    failure: false,
+                    outcome,
+                },
+            };
+            self.last_events.push(event);
             self.collect_breaker_events(Some(outcome));
         }
         match (dependency, outcome.is_success()) {
@@ -965,9 +980,20 @@ impl TickEvent {
             TickEvent::BreakerRecorded { failure: true, .. } => {
                 "The breaker recorded a failure.".to_string()
             }
-            TickEvent::BreakerRecorded { failure: false, .. } => {
-                "The breaker recorded a success.".to_string()
-            }
+            TickEvent::BreakerRecorded {
+                failure: false,
+                outcome,
+                ..
+            } => match outcome.exception_name() {
+                Some(e) => format!(
+                    "The breaker recorded a success: {e} is not in its recordExceptions."
+                ),
+                None => "The breaker recorded a success.".to_string(),
+            },
+            TickEvent::BreakerIgnored { outcome, .. } => format!(
+                "The breaker ignored it: {} is in its ignoreExceptions.",
+                outcome.exception_name().unwrap_or("the exception")
+            ),
             TickEvent::BreakerTransition { from, to } => {
                 format!("The breaker moved from {} to {}.", from.as_str(), to.as_str())
             }
@@ -1048,6 +1074,43 @@ mod tests {
         ] {
             assert_eq!(Behaviour::from_name(unknown), None, "{unknown}");
         }
+    }
+
+    /// After an import whose recordExceptions leaves the timeout out, a timed-out call is
+    /// a success to the breaker, and the narration says so (it said "recorded a failure"
+    /// while the window showed a success); an ignored one is not recorded at all.
+    #[test]
+    fn the_narration_says_what_the_breaker_recorded_not_how_the_call_ended() {
+        let narrations = |record: &[&str], ignore: &[&str]| {
+            let mut tick = catalogue::demo(5).unwrap().scenario().tick;
+            tick.circuit_breaker.record_exceptions = record.iter().map(|e| e.to_string()).collect();
+            tick.circuit_breaker.ignore_exceptions = ignore.iter().map(|e| e.to_string()).collect();
+            let mut model = TickModel::new(tick).unwrap();
+            let mut lines = Vec::new();
+            let mut failures = 0;
+            for _ in 0..6 {
+                for event in model.step() {
+                    if matches!(event, TickEvent::BreakerRecorded { failure: true, .. }) {
+                        failures += 1;
+                    }
+                    lines.push(event.narrate());
+                }
+            }
+            (lines, failures, model.breaker().unwrap().metrics().failed)
+        };
+        let (lines, failures, failed) = narrations(&[], &[]);
+        assert!(lines.iter().any(|l| l == "The breaker recorded a failure."));
+        assert!(failures > 0 && failed > 0);
+        let (lines, failures, failed) = narrations(&["ConnectException"], &[]);
+        assert_eq!((failures, failed), (0, 0));
+        assert!(lines.iter().any(|l| l
+            == "The breaker recorded a success: SocketTimeoutException is not in its recordExceptions."));
+        let (lines, failures, failed) = narrations(&[], &["SocketTimeoutException"]);
+        assert_eq!((failures, failed), (0, 0));
+        assert!(lines
+            .iter()
+            .any(|l| l
+                == "The breaker ignored it: SocketTimeoutException is in its ignoreExceptions."));
     }
 
     /// The outcomes of the threads held after each of the first `ticks` ticks of `demo`.

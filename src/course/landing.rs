@@ -1,0 +1,102 @@
+//! The course's front page (the address without `?demo=`): what the course teaches, the
+//! path through the demos with the time each takes, the words it uses, and where to
+//! start. It is part of the tick demos' bundle, so "Start with Demo 1" opens in place.
+
+use leptos::prelude::*;
+use resilience_sim::scenario::catalogue;
+
+use crate::nav::{DemoLink, Location};
+use crate::views::html::Html;
+
+/// The page number the router gives the front page (no demo has it).
+pub const LANDING: u32 = u32::MAX;
+
+/// The course in three stretches: a heading, what it shows, its demos.
+const STRETCHES: [(&str, &str, u32, u32); 3] = [
+    (
+        "One API, one sick dependency",
+        "An order API with six worker threads calls recommendations and payment. You step through it tick by tick while recommendations fails or slows down, and add a circuit breaker or a bulkhead.",
+        1,
+        7,
+    ),
+    (
+        "Retries, at scale",
+        "Thousands of clients retry a struggling provider. You move sliders and watch three retries keep it down, and jitter spread the load.",
+        8,
+        9,
+    ),
+    (
+        "Incidents",
+        "A breaker you drive call by call, then three production incidents: a shared thread pool, a pricing brownout and a payment provider that loses answers.",
+        10,
+        13,
+    ),
+];
+
+/// The words the course uses, each in one sentence.
+const VOCABULARY: [(&str, &str); 9] = [
+    ("Timeout", "How long a caller waits for an answer before it gives up; the thread is held the whole time."),
+    ("Retry", "Sending a failed call again, after a wait; it helps with brief glitches and hurts a service that is overloaded."),
+    ("Circuit breaker", "Counts recent outcomes and, when too many fail or are slow, refuses calls for a while (OPEN), then lets a few trials through (HALF_OPEN) before trusting the service again (CLOSED)."),
+    ("Sliding window", "The recent calls the breaker judges: the last N calls (COUNT_BASED) or the last N seconds (TIME_BASED)."),
+    ("CallNotPermittedException", "What an open breaker throws instead of calling: it costs no thread and no wait."),
+    ("Bulkhead", "A limit on the calls one dependency may have in flight, so it cannot take every thread."),
+    ("BulkheadFullException", "What a full bulkhead throws instead of calling."),
+    ("Fallback", "The answer given when a call fails or is refused: a cached list, an estimate, or an honest error."),
+    ("Resilience4j", "The Java library whose behaviour every number here follows, setting for setting."),
+];
+
+/// The front page.
+#[component]
+pub fn Landing(location: RwSignal<Location>) -> impl IntoView {
+    let stretch = move |(heading, about, first, last): (&'static str, &'static str, u32, u32)| {
+        let demos = catalogue::course()
+            .filter(|(n, _)| (first..=last).contains(n))
+            .map(|(number, title)| {
+                let minutes = super::minutes(number).unwrap_or_default();
+                view! {
+                    <li>
+                        <DemoLink number=number location=location class="landing-demo" testid="landing-demo" label={
+                            let mut h = String::new();
+                            h.raw("<span class=\"demo-number\">").num(number.into())
+                                .raw("</span> <span class=\"demo-title\">").text(title).raw("</span>");
+                            h
+                        } />
+                        <span class="muted">{format!(" about {minutes} min")}</span>
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <section class="landing-stretch">
+                <h3>{heading}</h3>
+                <p>{about}</p>
+                <ol>{demos}</ol>
+            </section>
+        }
+    };
+    let total: u32 = (1..=13).filter_map(super::minutes).sum();
+    view! {
+        <article class="landing" data-testid="landing" aria-labelledby="landing-heading">
+            <h1 id="landing-heading">"What happens when a service gets slow or fails?"</h1>
+            <p class="lead">
+                "Thirteen short demos show what timeouts, retries, circuit breakers, bulkheads and fallbacks do to a system in trouble: you predict, step through the run, and see threads fill up, breakers open and retries pile up. Every number comes from a deterministic simulation that behaves as the Resilience4j library does."
+            </p>
+            <p class="landing-start">
+                <DemoLink number=1 location=location class="button-link" testid="landing-start" label={
+                    let mut h = String::new();
+                    h.raw("Start with Demo 1: ").text(catalogue::course().next().map_or("", |(_, t)| t));
+                    h
+                } />
+                <a href="?overview=1" class="secondary-link">"Teaching it? The course at a glance"</a>
+            </p>
+            <h2>"The path"</h2>
+            <p>{format!("About {} hours in all, predicting and discussing included; each demo stands alone, so start anywhere.", total.div_ceil(60))}</p>
+            {STRETCHES.map(stretch).collect_view()}
+            <h2>"The words it uses"</h2>
+            <dl class="vocabulary">
+                {VOCABULARY.map(|(word, meaning)| view! { <dt>{word}</dt><dd>{meaning}</dd> }).collect_view()}
+            </dl>
+        </article>
+    }
+}
