@@ -15,9 +15,9 @@ import { BASE_URL, launchBrowser } from './support.mjs';
 
 const TARGET = 150 * 1024;
 const CEILING_KB = {
-  'tick-demos': 190,
+  'tick-demos': 195,
   'retry-labs': 189,
-  sandbox: 208,
+  sandbox: 211,
   pool: 187,
   brownout: 216,
   checkout: 200,

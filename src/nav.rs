@@ -182,7 +182,10 @@ mod tests {
         );
         assert!(document_title(8).starts_with("Demo 8: Retries"));
         assert!(document_title(9).starts_with("Demo 9: Jitter"));
-        assert_eq!(document_title(0), "Resilience Playground");
+        assert_eq!(
+            document_title(0),
+            "Resilience Playground: timeouts, retries, circuit breakers and bulkheads, step by step"
+        );
         let titles: Vec<String> = catalogue::course()
             .map(|(n, _)| document_title(n))
             .collect();

@@ -11,6 +11,7 @@
 //! by k seconds costs min(k, N) bucket resets.
 
 use serde::Serialize;
+use std::collections::VecDeque;
 
 use crate::Millis;
 
@@ -180,9 +181,13 @@ pub struct SlidingWindow {
     /// COUNT_BASED ring; `next` is where the next outcome goes.
     cells: Vec<WindowCell>,
     next: usize,
-    /// TIME_BASED ring; `head` is the bucket of the latest second.
-    buckets: Vec<Slot>,
-    head: usize,
+    /// TIME_BASED: the seconds of the window that recorded something, oldest first. An
+    /// empty second takes no memory, so a window of a million seconds costs what it
+    /// records, not a million buckets at every state change.
+    seconds: VecDeque<Slot>,
+    /// TIME_BASED: the window's length in seconds, and its latest second.
+    span: u64,
+    current: u64,
     /// TIME_BASED: the first instant of the next second (the window must move when `now`
     /// reaches it); `None` for other windows, which never move (not a sentinel time: every
     /// time, `Millis::MAX` included, is a time a clock may reach).
@@ -197,8 +202,9 @@ impl SlidingWindow {
             total: Packed::default(),
             cells: Vec::new(),
             next: 0,
-            buckets: Vec::new(),
-            head: 0,
+            seconds: VecDeque::new(),
+            span: 0,
+            current: 0,
             roll_at: None,
         };
         window.reset(kind, now);
@@ -210,24 +216,19 @@ impl SlidingWindow {
         self.kind = kind;
         self.total = Packed::default();
         self.next = 0;
-        self.head = 0;
         self.cells.clear();
-        self.buckets.clear();
+        self.seconds.clear();
         self.roll_at = None;
         match kind {
             // The ring grows as outcomes arrive: a breaker entering HALF_OPEN 500 times a
             // tick with a window of a million trials must not write a million cells each time.
             WindowKind::CountBased(_) => {}
             WindowKind::TimeBased(seconds) => {
-                // As in Resilience4j, bucket i starts stamped with the current second + i;
-                // only the head (the current second) matters until the window moves.
-                let second = now / 1000;
-                self.buckets
-                    .extend((0..seconds.max(1) as u64).map(|i| Slot {
-                        epoch_second: second + i,
-                        totals: Packed::default(),
-                    }));
-                self.roll_at = Some(next_second(second));
+                // Resilience4j's buckets, one per second, hold nothing until a second
+                // records: only the seconds that did are kept.
+                self.span = u64::from(seconds.max(1));
+                self.current = now / 1000;
+                self.roll_at = Some(next_second(self.current));
             }
             WindowKind::Empty => {}
         }
@@ -276,7 +277,17 @@ impl SlidingWindow {
             }
             WindowKind::TimeBased(_) => {
                 self.roll_to(now);
-                self.buckets[self.head].totals.add(cell);
+                match self.seconds.back_mut() {
+                    Some(slot) if slot.epoch_second == self.current => slot.totals.add(cell),
+                    _ => {
+                        let mut totals = Packed::default();
+                        totals.add(cell);
+                        self.seconds.push_back(Slot {
+                            epoch_second: self.current,
+                            totals,
+                        });
+                    }
+                }
                 self.total.add(cell);
             }
             // No cell to keep, but the total counts it: Resilience4j's zero-size window
@@ -300,25 +311,19 @@ impl SlidingWindow {
     #[cold]
     fn roll_slow(&mut self, now: Millis) {
         let second = now / 1000;
-        let head_second = self.buckets[self.head].epoch_second;
-        if second <= head_second {
+        if second <= self.current {
             return;
         }
-        let elapsed = second - head_second;
+        self.current = second;
         self.roll_at = Some(next_second(second));
-        let n = self.buckets.len();
-        let steps = elapsed.min(n as u64);
-        for remaining in (0..steps).rev() {
-            self.head += 1;
-            if self.head == n {
-                self.head = 0;
+        // Drop the seconds now older than the window: work per second recorded, never per
+        // second of the window.
+        while let Some(oldest) = self.seconds.front() {
+            if oldest.epoch_second + self.span > second {
+                break;
             }
-            let bucket = &mut self.buckets[self.head];
-            self.total.remove_all(bucket.totals);
-            *bucket = Slot {
-                epoch_second: second - remaining,
-                totals: Packed::default(),
-            };
+            self.total.remove_all(oldest.totals);
+            self.seconds.pop_front();
         }
     }
 
@@ -340,8 +345,8 @@ impl SlidingWindow {
             }
             WindowKind::TimeBased(_) => {
                 let mut out = Vec::with_capacity(self.total.calls() as usize);
-                for bucket in self.buckets() {
-                    let t = bucket.totals;
+                for slot in &self.seconds {
+                    let t = slot.totals.snapshot();
                     let fast_failed = t.failed - t.slow_failed;
                     let fast_ok = t.calls - t.failed - t.slow_successful();
                     out.extend(std::iter::repeat_n(WindowCell::Success, fast_ok as usize));
@@ -365,29 +370,23 @@ impl SlidingWindow {
     }
 
     /// TIME_BASED: the window's seconds, oldest first, one bucket per second (empty seconds
-    /// included, seconds before 0 left out). Empty for other windows.
+    /// included, seconds before 0 left out): as long as the window, for a page that draws
+    /// it. Empty for other windows.
     pub fn buckets(&self) -> Vec<Bucket> {
         let WindowKind::TimeBased(_) = self.kind else {
             return Vec::new();
         };
-        let n = self.buckets.len() as u64;
-        let head_second = self.buckets[self.head].epoch_second;
-        let first = (head_second + 1).saturating_sub(n);
-        (first..=head_second)
+        let first = (self.current + 1).saturating_sub(self.span);
+        let mut recorded = self.seconds.iter().peekable();
+        (first..=self.current)
             .map(|second| {
-                let back = (head_second - second) as usize;
-                let index = (self.head + self.buckets.len() - back) % self.buckets.len();
-                let slot = self.buckets[index];
-                if slot.epoch_second == second {
-                    Bucket {
-                        epoch_second: second,
-                        totals: slot.totals.snapshot(),
-                    }
-                } else {
-                    Bucket {
-                        epoch_second: second,
-                        totals: Snapshot::default(),
-                    }
+                let totals = match recorded.next_if(|slot| slot.epoch_second == second) {
+                    Some(slot) => slot.totals.snapshot(),
+                    None => Snapshot::default(),
+                };
+                Bucket {
+                    epoch_second: second,
+                    totals,
                 }
             })
             .collect()
@@ -415,6 +414,31 @@ mod tests {
         assert_eq!(w.cells(), [Success, SlowFailure, SlowSuccess]);
         let s = w.snapshot();
         assert_eq!((s.calls, s.failed, s.slow, s.slow_failed), (3, 1, 2, 1));
+    }
+
+    /// A window of a million seconds, re-created at every state change of a flapping
+    /// breaker, holds only the seconds that recorded: each reset costs nothing per second
+    /// of the window (it once filled a million buckets each time).
+    #[test]
+    fn a_huge_time_window_costs_what_it_records() {
+        let mut w = SlidingWindow::new(WindowKind::TimeBased(1_000_000), 0);
+        for i in 0..100_000u64 {
+            w.reset(WindowKind::TimeBased(1_000_000), i * 1000);
+            w.record(i * 1000, Failure);
+            w.record(i * 1000 + 500, Success);
+        }
+        assert_eq!(w.snapshot().calls, 2);
+        assert!(w.seconds.capacity() < 16, "{}", w.seconds.capacity());
+        // Seconds keep adding up until they leave the window, a million seconds later.
+        // (second 99,999's two, then second 100,000's one).
+        w.record(100_000_000, Failure);
+        w.roll_to(1_099_998_999);
+        assert_eq!(w.snapshot().calls, 3);
+        w.roll_to(1_099_999_000);
+        assert_eq!(w.snapshot().calls, 1);
+        w.roll_to(1_100_000_000);
+        assert_eq!(w.snapshot().calls, 0);
+        assert!(w.seconds.is_empty());
     }
 
     /// Resilience4j's SlidingTimeWindowMetricsTest.shouldClearSlidingTimeWindowMetrics,
