@@ -138,6 +138,8 @@ test('Demo 5 shown as Resilience4j config: the breaker as Spring keys', async ()
     assert.ok(yaml.includes(`        ${line}\n`), `${line} in\n${yaml}`);
   }
   assert.match(await page.getByTestId('export-r4j-java').textContent(), /CircuitBreakerConfig\.custom\(\)/);
+  assert.match(await page.getByTestId('export-r4j-properties').textContent(),
+    /^resilience4j\.circuitbreaker\.instances\.recommendations\.sliding-window-size=4$/m);
   assert.deepEqual(problems, []);
   await page.close();
 });

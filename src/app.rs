@@ -17,9 +17,9 @@ use crate::course::landing::{Landing, LANDING};
 use crate::course::overview::Overview;
 use crate::course::tick_demo::TickDemo;
 use crate::embed;
-use crate::nav::{read_location, set_document_title, DemoLink, Location};
+use crate::nav::{numbered_title, read_location, set_document_title, DemoLink, Location};
 use crate::part::{self, Part};
-use crate::views::html::{effect, Html};
+use crate::views::html::effect;
 
 /// Mounts the page of demo `number` (0: the overview) in `main`, if this part has it; the
 /// handle keeps the page alive, and dropping it unmounts the page.
@@ -270,12 +270,8 @@ pub fn App(pages: Pages) -> impl IntoView {
                     {catalogue::course()
                         .map(|(number, title)| view! {
                             <li>
-                                <DemoLink number=number location=location class="demo-link" testid="demo-link" label={
-                                    let mut h = String::new();
-                                    h.raw("<span class=\"demo-number\">").num(number.into())
-                                        .raw("</span><span class=\"demo-title\">").text(title).raw("</span>");
-                                    h
-                                } />
+                                <DemoLink number=number location=location class="demo-link" testid="demo-link"
+                                    label=numbered_title(number, title) />
                             </li>
                         })
                         .collect_view()}

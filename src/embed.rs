@@ -87,7 +87,10 @@ pub fn snippets(base: &str, link: &str, title: &str) -> Snippets {
     push_attr(&mut iframe, &format!("{base}?{link}&embed=1"));
     iframe.push_str("\" title=\"");
     push_attr(&mut iframe, title);
-    iframe.push_str("\" width=\"700\" height=\"640\" loading=\"lazy\"></iframe>");
+    // 700 px wide on a desktop, never wider than a phone's page.
+    iframe.push_str(
+        "\" width=\"700\" height=\"640\" style=\"width: 100%; max-width: 700px\" loading=\"lazy\"></iframe>",
+    );
     let mut script = String::new();
     script.push_str("<div data-resilience-demo=\"");
     push_attr(&mut script, number);
@@ -219,7 +222,8 @@ mod tests {
         assert_eq!(
             s.iframe,
             "<iframe src=\"https://x.org/rp/?demo=5&amp;t=3&amp;minimumNumberOfCalls=2&amp;embed=1\" \
-             title=\"Demo 5: &quot;Slow&quot; &lt;b>\" width=\"700\" height=\"640\" loading=\"lazy\"></iframe>"
+             title=\"Demo 5: &quot;Slow&quot; &lt;b>\" width=\"700\" height=\"640\" \
+             style=\"width: 100%; max-width: 700px\" loading=\"lazy\"></iframe>"
         );
         assert_eq!(
             s.script,

@@ -8,7 +8,7 @@ use resilience_sim::scenario::catalogue;
 use crate::embed;
 use crate::part;
 use crate::url_state::UrlState;
-use crate::views::html::{click, effect, live_attr};
+use crate::views::html::{click, effect, live_attr, Html};
 
 /// The query of the page, parsed, with a message per parameter that was left out. Passed
 /// down as a prop: Leptos's context (a map of types to values) would add 2 KB gzip.
@@ -52,6 +52,17 @@ fn push_demo(location: RwSignal<Location>, number: u32) {
         overview: false,
         landing: false,
     });
+}
+
+/// A demo link's label: its number and its title, for [`DemoLink`] (the title escaped).
+pub fn numbered_title(number: u32, title: &str) -> String {
+    let mut h = String::new();
+    h.raw("<span class=\"demo-number\">")
+        .num(number.into())
+        .raw("</span> <span class=\"demo-title\">")
+        .text(title)
+        .raw("</span>");
+    h
 }
 
 /// A link to a demo: a real `?demo=N` link (it can be copied or opened in a new tab) that

@@ -23,6 +23,7 @@ use crate::embed::Snippets;
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct ConfigText {
     pub yaml: String,
+    pub properties: String,
     pub java: String,
 }
 
@@ -50,21 +51,23 @@ pub mod exports {
         h
     }
 
-    /// Instances (an array) as Spring Boot YAML and Java: a [`ConfigText`].
+    /// Instances (an array) as Spring Boot YAML, `.properties` and Java: a [`ConfigText`].
     pub fn resilience4j_text(instances: JsValue) -> Result<JsValue, JsValue> {
         let instances: Vec<Instance> = from_js(instances)?;
         to_js(&ConfigText {
             yaml: resilience4j::to_yaml(&instances),
+            properties: resilience4j::to_properties(&instances),
             java: resilience4j::to_java(&instances),
         })
     }
 
-    /// A tick demo's settings (a `TickConfig`) as Spring Boot YAML and Java.
+    /// A tick demo's settings (a `TickConfig`) as Spring Boot YAML, `.properties` and Java.
     pub fn tick_config_text(tick: JsValue) -> Result<JsValue, JsValue> {
         let tick: TickConfig = from_js(tick)?;
         let instances = resilience4j::tick_instances(&tick);
         to_js(&ConfigText {
             yaml: resilience4j::to_yaml(&instances),
+            properties: resilience4j::to_properties(&instances),
             java: resilience4j::to_java(&instances),
         })
     }

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
-use crate::nav::{DemoLink, Location};
+use crate::nav::{numbered_title, DemoLink, Location};
 use crate::views::html::Html;
 
 /// The page number the router gives the front page (no demo has it).
@@ -56,12 +56,8 @@ pub fn Landing(location: RwSignal<Location>) -> impl IntoView {
                 let minutes = super::minutes(number).unwrap_or_default();
                 view! {
                     <li>
-                        <DemoLink number=number location=location class="landing-demo" testid="landing-demo" label={
-                            let mut h = String::new();
-                            h.raw("<span class=\"demo-number\">").num(number.into())
-                                .raw("</span> <span class=\"demo-title\">").text(title).raw("</span>");
-                            h
-                        } />
+                        <DemoLink number=number location=location class="landing-demo" testid="landing-demo"
+                            label=numbered_title(number, title) />
                         <span class="muted">{format!(" about {minutes} min")}</span>
                     </li>
                 }

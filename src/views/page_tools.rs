@@ -94,6 +94,7 @@ pub fn PageTools(
             Some("iframe") => snippet().iframe,
             Some("script") => snippet().script,
             Some("yaml") => shown_config.with_untracked(|c| c.yaml.clone()),
+            Some("properties") => shown_config.with_untracked(|c| c.properties.clone()),
             Some("java") => shown_config.with_untracked(|c| c.java.clone()),
             _ => return,
         };
@@ -154,6 +155,7 @@ pub fn PageTools(
                 prop:value=live(move || snippet().iframe)></textarea>
             <button type="button" data-copy="iframe">"Copy the iframe"</button>
             <label for="embed-script">"Or a script that makes the frame as tall as the demo"</label>
+            <p class="muted">"Many learning platforms (Moodle, Canvas, Blackboard) remove scripts from the pages teachers write: use the iframe there."</p>
             <textarea id="embed-script" readonly rows="4" data-testid="embed-script"
                 prop:value=live(move || snippet().script)></textarea>
             <button type="button" data-copy="script">"Copy the script"</button>
@@ -163,10 +165,15 @@ pub fn PageTools(
         <dialog class="tool-dialog wide" node_ref=config_dialog aria-labelledby="r4j-heading" data-testid="r4j-dialog"
             on:click=click(copy_clicked)>
             <h2 id="r4j-heading">"These settings in Resilience4j"</h2>
-            <p>"Spring Boot's " <code>"application.yml"</code> " (resilience4j-spring-boot3), then the same with Resilience4j's builders. Lines starting with # or // say what the simulation does that a setting does not."</p>
+            <p>"Spring Boot's " <code>"application.yml"</code> " (resilience4j-spring-boot3), then the same as " <code>"application.properties"</code> " and with Resilience4j's builders. Lines starting with # or // say what the simulation does that a setting does not."</p>
             <h3>"application.yml"</h3>
             <pre class="code" tabindex="0" data-testid="export-r4j-text">{live(move || shown_config.with(|c| c.yaml.clone()))}</pre>
             <button type="button" data-copy="yaml">"Copy the YAML"</button>
+            <details>
+                <summary>"The same as application.properties"</summary>
+                <pre class="code" tabindex="0" data-testid="export-r4j-properties">{live(move || shown_config.with(|c| c.properties.clone()))}</pre>
+                <button type="button" data-copy="properties">"Copy the properties"</button>
+            </details>
             <details>
                 <summary>"The same in Java"</summary>
                 <pre class="code" tabindex="0" data-testid="export-r4j-java">{live(move || shown_config.with(|c| c.java.clone()))}</pre>
