@@ -123,7 +123,7 @@ pub fn tick_line(
     let (mut by_breaker, mut by_bulkhead, mut no_thread) = (0u32, 0u32, 0u32);
     for event in events {
         match event {
-            TickEvent::SettingChanged { .. } => {
+            TickEvent::SettingChanged { .. } | TickEvent::BreakerCycled { .. } => {
                 line.push(' ');
                 line.push_str(&event.narrate());
             }

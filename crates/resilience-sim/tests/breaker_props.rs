@@ -366,3 +366,109 @@ proptest! {
         prop_assert!(without.drain_events().is_empty());
     }
 }
+
+/// Waits of a few milliseconds, so that an advance crosses thousands of idle cycles.
+fn flapping_config() -> impl Strategy<Value = CircuitBreakerConfig> {
+    (
+        config(),
+        1u64..20,
+        prop::option::of((1u64..20, prop_oneof![0.5f64..3.0, Just(1.0)], 1u64..40)),
+        1u64..20,
+    )
+        .prop_map(|(config, wait, function, max_wait)| CircuitBreakerConfig {
+            wait_duration_in_open_state: wait,
+            wait_interval_function_in_open_state: function.map(|(initial, multiplier, max)| {
+                OpenWaitFunction::Exponential {
+                    initial,
+                    multiplier,
+                    max: Some(max),
+                }
+            }),
+            automatic_transition_from_open_to_half_open_enabled: true,
+            max_wait_duration_in_half_open_state: max_wait,
+            ..config
+        })
+}
+
+/// Transitions in `events` and the other events, apart.
+fn split_events(events: Vec<CircuitBreakerEvent>) -> (u64, Vec<CircuitBreakerEvent>) {
+    let (transitions, rest): (Vec<_>, Vec<_>) = events
+        .into_iter()
+        .partition(|e| matches!(e, CircuitBreakerEvent::StateTransition { .. }));
+    (transitions.len() as u64, rest)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(3_000))]
+
+    /// Jumping over idle cycles leaves the breaker exactly where firing every timer does:
+    /// state, attempts, timers, metrics and every event but the skipped transitions, which
+    /// are counted (two per cycle).
+    #[test]
+    fn skipping_idle_cycles_ends_where_firing_every_timer_does(
+        config in flapping_config(),
+        ops in prop::collection::vec(
+            prop_oneof![
+                3 => Just(Op::Acquire),
+                2 => ((0u64..30), 0..EXCEPTIONS.len()).prop_map(|(d, e)| Op::Error(d, e)),
+                1 => (0u64..30).prop_map(Op::Success),
+                4 => prop_oneof![0u64..10, 0u64..200, 0u64..50_000].prop_map(Op::Advance),
+                1 => state().prop_map(Op::Transition),
+            ],
+            1..60,
+        ),
+    ) {
+        let mut exact = CircuitBreaker::new(config.clone()).unwrap();
+        let mut skipping = CircuitBreaker::new(config).unwrap();
+        let mut now = 0u64;
+        for op in ops {
+            let mut skipped = 0;
+            match op {
+                Op::Acquire => {
+                    prop_assert_eq!(
+                        exact.try_acquire_permission(now),
+                        skipping.try_acquire_permission(now)
+                    );
+                }
+                Op::Success(d) => {
+                    prop_assert_eq!(
+                        exact.try_on_success(now, d).is_ok(),
+                        skipping.try_on_success(now, d).is_ok()
+                    );
+                }
+                Op::Error(d, e) => {
+                    prop_assert_eq!(
+                        exact.try_on_error(now, d, EXCEPTIONS[e]).is_ok(),
+                        skipping.try_on_error(now, d, EXCEPTIONS[e]).is_ok()
+                    );
+                }
+                Op::Advance(ms) => {
+                    now += ms;
+                    exact.advance_to(now);
+                    skipped = skipping.advance_to_skipping_idle_cycles(now);
+                }
+                Op::Transition(to) => {
+                    exact.advance_to(now);
+                    skipped = skipping.advance_to_skipping_idle_cycles(now);
+                    prop_assert_eq!(
+                        exact.transition_to(to, now).is_ok(),
+                        skipping.transition_to(to, now).is_ok()
+                    );
+                }
+                _ => {}
+            }
+            let (exact_transitions, exact_rest) = split_events(exact.drain_events());
+            let (transitions, rest) = split_events(skipping.drain_events());
+            prop_assert_eq!(exact_transitions, transitions + 2 * skipped);
+            prop_assert_eq!(exact_rest, rest);
+            prop_assert_eq!(exact.state(), skipping.state());
+            prop_assert_eq!(exact.attempts(), skipping.attempts());
+            prop_assert_eq!(exact.entered_at(), skipping.entered_at());
+            prop_assert_eq!(exact.next_timer(), skipping.next_timer());
+            prop_assert_eq!(exact.open_until(), skipping.open_until());
+            prop_assert_eq!(exact.half_open_deadline(), skipping.half_open_deadline());
+            prop_assert_eq!(exact.metrics(), skipping.metrics());
+            prop_assert_eq!(exact.window_cells(), skipping.window_cells());
+        }
+    }
+}

@@ -318,3 +318,32 @@ fn a_bad_value_is_named_by_its_step_and_field() {
         "{message}"
     );
 }
+
+/// Demo 3 (recommendations failing, a breaker) with both waits at 1 ms: between two ticks
+/// (1,000 ms) the idle breaker goes OPEN -> HALF_OPEN -> OPEN every 2 ms, so 1,000
+/// transitions a tick, and every tick finds it just re-opened and refuses both calls.
+/// Fired one by one this took 20 s over 100,000 ticks; cycles are now counted, not fired.
+#[test]
+fn millisecond_waits_over_a_hundred_thousand_ticks_count_every_transition() {
+    use resilience_sim::model::tick::{TickEvent, TickModel};
+    use resilience_sim::scenario::catalogue;
+
+    let mut config = catalogue::demo(3).unwrap().scenario().tick;
+    config.circuit_breaker.wait_duration_in_open_state = 1;
+    config.circuit_breaker.max_wait_duration_in_half_open_state = 1;
+    let mut model = TickModel::new(config).unwrap();
+    for _ in 0..10 {
+        model.step();
+    }
+    let before = model.summary().transition_count;
+    for _ in 10..100_000 {
+        let events = model.step();
+        let refused = events
+            .iter()
+            .filter(|e| matches!(e, TickEvent::Refused { .. }))
+            .count();
+        assert_eq!(refused, 2);
+        assert_eq!(model.breaker().unwrap().state(), State::Open);
+    }
+    assert_eq!(model.summary().transition_count - before, 1000 * 99_990);
+}

@@ -425,6 +425,10 @@ pub enum TickEvent {
     BreakerIgnored { call: u64, outcome: Outcome },
     /// The breaker changed state.
     BreakerTransition { from: State, to: State },
+    /// With no call between, the breaker went OPEN -> HALF_OPEN -> OPEN `cycles` times
+    /// more than the transitions reported beside this event (its waits are shorter than a
+    /// tick): counted, not listed.
+    BreakerCycled { cycles: u64 },
     /// Recommendations failed and the page showed the cached list instead.
     FallbackServed { call: u64 },
     /// A payment failed: the order could not be placed (no fallback).
@@ -677,6 +681,15 @@ impl TickModel {
         self.last_events.append(&mut self.pending_changes);
         self.window_log.start_tick();
 
+        // Timers between two ticks: an idle breaker with waits of a few ms cycles OPEN ->
+        // HALF_OPEN -> OPEN hundreds of times a tick; whole cycles are counted, not fired.
+        let cycles = self.breaker.advance_to_skipping_idle_cycles(now - 1);
+        self.collect_breaker_transitions();
+        if cycles > 0 {
+            let transitions = u32::try_from(cycles.saturating_mul(2)).unwrap_or(u32::MAX);
+            self.facts.transition_count = self.facts.transition_count.saturating_add(transitions);
+            self.last_events.push(TickEvent::BreakerCycled { cycles });
+        }
         self.complete_due_calls(t, now);
         // Step 2: the automatic OPEN -> HALF_OPEN timer.
         self.breaker.advance_to(now);
@@ -997,6 +1010,10 @@ impl TickEvent {
             TickEvent::BreakerTransition { from, to } => {
                 format!("The breaker moved from {} to {}.", from.as_str(), to.as_str())
             }
+            TickEvent::BreakerCycled { cycles } => format!(
+                "With no call to try, the breaker also went OPEN → HALF_OPEN → OPEN {cycles} more {} since the last tick: its waits are shorter than a tick.",
+                if *cycles == 1 { "time" } else { "times" }
+            ),
             TickEvent::FallbackServed { .. } => {
                 "The page showed the cached recommendations instead.".to_string()
             }

@@ -550,6 +550,20 @@ impl CircuitBreakerConfig {
         }
     }
 
+    /// The wait of `attempt` when every later attempt waits the same (no interval function,
+    /// or an exponential series that has reached a fixed point or its cap), else `None`.
+    pub(crate) fn settled_wait_in_open_state(&self, attempt: u32, memo: &WaitMemo) -> Option<i64> {
+        match &self.wait_interval_function_in_open_state {
+            None => Some(self.wait_duration_in_open_state.min(i64::MAX as u64) as i64),
+            Some(function) => {
+                let mut memo = *memo;
+                let wait = function.wait_with_memo(attempt, &mut memo);
+                let next = function.wait_with_memo(attempt.saturating_add(1), &mut memo);
+                (wait == next && memo.cycle == Cycle::Fixed).then_some(wait)
+            }
+        }
+    }
+
     /// The outcomes the CLOSED window must hold before its rates count: for COUNT_BASED
     /// `min(minimumNumberOfCalls, slidingWindowSize)`, for TIME_BASED not clamped.
     pub fn effective_minimum_number_of_calls(&self) -> u32 {

@@ -529,6 +529,61 @@ impl CircuitBreaker {
         Ok(())
     }
 
+    /// [`Self::advance_to`] for models that only read the state at their own instants (the
+    /// tick model's one-second ticks). An idle breaker with both timers armed (the
+    /// automatic OPEN -> HALF_OPEN, then `maxWaitDurationInHalfOpenState` back to OPEN, no
+    /// call between) cycles for as long as nobody calls: 1 ms waits make 1,000 transitions
+    /// a second. Once the wait has stopped changing, every cycle is the same, so whole
+    /// cycles but the last are jumped over in constant time and returned as a count; the
+    /// last one fires as usual. State, attempts, timers and the window end exactly where
+    /// firing every timer would leave them; only the skipped cycles' transitions are not
+    /// published one by one.
+    pub fn advance_to_skipping_idle_cycles(&mut self, now: Millis) -> u64 {
+        let mut skipped = 0;
+        while let Some(due) = self.timer_due.filter(|&due| due <= now) {
+            self.advance_to(due);
+            if let Some(period) = self.idle_cycle_period() {
+                let whole = (now - due) / period;
+                if whole >= 2 {
+                    let jump = whole - 1;
+                    let at = due + jump * period;
+                    let wait = self.open_until - i128::from(self.entered_at);
+                    self.attempts = self
+                        .attempts
+                        .saturating_add(u32::try_from(jump).unwrap_or(u32::MAX));
+                    self.entered_at = at;
+                    self.now = at;
+                    self.open_until = i128::from(at) + wait;
+                    self.timer_due = self.next_timer();
+                    skipped += jump;
+                }
+            }
+        }
+        self.advance_to(now);
+        skipped
+    }
+
+    /// The length of one idle OPEN -> HALF_OPEN -> OPEN cycle when the breaker has just
+    /// entered OPEN and every later cycle will be the same length.
+    fn idle_cycle_period(&self) -> Option<Millis> {
+        let config = &self.config;
+        if self.state != State::Open
+            || self.entered_at != self.now
+            || !config.automatic_transition_from_open_to_half_open_enabled
+            || config.transition_to_state_after_wait_duration != State::Open
+            || config.max_wait_duration_in_half_open_state == 0
+        {
+            return None;
+        }
+        let wait = config.settled_wait_in_open_state(self.attempts, &self.wait_memo)?;
+        if wait < 1 || i128::from(wait) != self.open_until - i128::from(self.entered_at) {
+            return None;
+        }
+        u64::try_from(wait)
+            .ok()?
+            .checked_add(config.max_wait_duration_in_half_open_state)
+    }
+
     #[cold]
     fn fire_timers(&mut self, now: Millis) {
         while let Some(at) = self.timer_due.filter(|&due| due <= now) {
