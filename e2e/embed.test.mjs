@@ -178,6 +178,24 @@ test('an imported fragment with a bad key is reported and changes nothing; a goo
   await page.close();
 });
 
+test('a fragment with hundreds of problems lists five and counts the rest, each on a short line', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5');
+  await page.getByTestId('export-r4j').click();
+  const lines = Array.from({ length: 300 },
+    (_, i) => `resilience4j.circuitbreaker.instances.recommendations.failure-rate-treshold${i}=${i}`);
+  lines.push(`resilience4j.circuitbreaker.instances.recommendations.sliding-window-type=${'X'.repeat(20000)}`);
+  await page.getByTestId('import-r4j-text').fill(lines.join('\n'));
+  await page.getByTestId('import-r4j-apply').click();
+  const errors = page.getByTestId('import-r4j-errors');
+  await errors.waitFor({ state: 'visible' });
+  const items = await errors.locator('li').allTextContents();
+  assert.equal(items.length, 6);
+  assert.equal(items[5], '… and 296 more problems like these.');
+  assert.ok(items.every((item) => item.length <= 401), items.join('\n'));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the breaker sandbox takes a pasted fragment: its controls and link follow', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
   await page.getByTestId('export-r4j').click();

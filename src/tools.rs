@@ -80,6 +80,7 @@ pub mod exports {
             let (breaker, bulkhead) = resilience4j::apply_to_tick(&tick, &fragment.instances)?;
             Ok((breaker, bulkhead, not_read(fragment.not_read)))
         });
+        let read = read.map_err(problems);
         to_js(&read)
     }
 
@@ -93,15 +94,27 @@ pub mod exports {
             all.extend(notes);
             Ok((sandbox.settings().config.clone(), all))
         });
+        let read = read.map_err(problems);
         to_js(&read)
+    }
+
+    /// A fragment's problems as the page lists them: each on one line of bounded length
+    /// (quoted values cut to 40 characters), the first few and a count of the rest.
+    fn problems(all: Vec<String>) -> Vec<String> {
+        crate::url_state::shortened(all)
+            .iter()
+            .map(|problem| resilience_sim::error::one_line(problem))
+            .collect()
     }
 
     /// What a fragment held that the page did not read, as sentences for its message.
     fn not_read(parts: Vec<String>) -> Vec<String> {
-        parts
-            .into_iter()
-            .map(|part| format!("Not read: {part}."))
-            .collect()
+        problems(
+            parts
+                .into_iter()
+                .map(|part| format!("Not read: {part}."))
+                .collect(),
+        )
     }
 
     /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`.

@@ -350,6 +350,34 @@ fn java_uses_the_builders_of_resilience4j() {
     assert_eq!(java.matches(".build();").count(), every_policy().len());
 }
 
+/// Two classes with one simple name cannot both be imported: Java names both in full, and
+/// imports the rest.
+#[test]
+fn java_writes_classes_that_share_a_simple_name_in_full() {
+    let config = CircuitBreakerConfig {
+        record_exceptions: vec![
+            "java.util.concurrent.TimeoutException".into(),
+            "com.example.shop.TimeoutException".into(),
+            "java.io.IOException".into(),
+        ],
+        ..CircuitBreakerConfig::default()
+    };
+    let java = to_java(&[Instance::new("shop", PolicyConfig::CircuitBreaker(config))]);
+    assert!(
+        java.contains(".recordExceptions(java.util.concurrent.TimeoutException.class, com.example.shop.TimeoutException.class, IOException.class)"),
+        "{java}"
+    );
+    assert!(java.contains("import java.io.IOException;"), "{java}");
+    assert!(
+        !java.contains("import java.util.concurrent.TimeoutException;"),
+        "{java}"
+    );
+    assert!(
+        !java.contains("import com.example.shop.TimeoutException;"),
+        "{java}"
+    );
+}
+
 #[test]
 fn notes_become_comments() {
     let instances =

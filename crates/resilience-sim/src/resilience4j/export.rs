@@ -5,7 +5,7 @@
 //! Resilience4j's default: record every exception, ignore none). The three writers share
 //! one list of (key, value) per config; a builder method is the camelCase of its key.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
 use crate::duration::format_duration;
@@ -387,7 +387,8 @@ fn camel(text: &str, separator: fn(char) -> bool) -> String {
 /// How the Java code names exception classes: imported and short, or fully qualified when
 /// two classes share a simple name.
 struct JavaClasses {
-    classes: Vec<String>,
+    /// Simple names that more than one outer class has: those are written in full.
+    shared_simple_names: BTreeSet<String>,
 }
 
 /// A class up to its first `$` (the class an import names).
@@ -411,8 +412,24 @@ impl JavaClasses {
                 }
             }
         }
-        let this = Self { classes };
-        for class in &this.classes {
+        // Each simple name with the outer classes that have it: one pass, not a scan of
+        // every class per class (a fragment may list thousands).
+        let mut outers: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for class in &classes {
+            outers
+                .entry(simple(class))
+                .or_default()
+                .insert(outer(class));
+        }
+        let shared_simple_names = outers
+            .iter()
+            .filter(|(_, outers)| outers.len() > 1)
+            .map(|(simple, _)| simple.to_string())
+            .collect();
+        let this = Self {
+            shared_simple_names,
+        };
+        for class in &classes {
             if this.unique(class) {
                 imports.insert(outer(class).to_string());
             }
@@ -422,10 +439,7 @@ impl JavaClasses {
 
     /// Whether no other outer class has this class's simple name.
     fn unique(&self, class: &str) -> bool {
-        !self
-            .classes
-            .iter()
-            .any(|c| simple(c) == simple(class) && outer(c) != outer(class))
+        !self.shared_simple_names.contains(simple(class))
     }
 
     fn list(&self, names: &[String]) -> String {
