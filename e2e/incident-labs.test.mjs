@@ -172,6 +172,8 @@ test('Demo 12: the prediction, then the fix ladder step by step; the panel says 
   for (let step = 0; step <= 4; step++) {
     await page.getByTestId(`bo-step-${step}`).click();
     await page.locator(`[data-testid=bo-step-${step}][aria-pressed=true]`).waitFor();
+    // The run is made in slices after the click: busy until it is installed.
+    await page.locator('[data-testid=bo-page][aria-busy=false]').waitFor();
     assert.equal(await page.locator('[aria-pressed=true][data-testid^=bo-step-]').count(), 1);
     if (step > 0) await page.waitForFunction((s) => location.search === `?demo=12&fixes=${s}`, step);
     assert.equal(await page.locator('[data-testid=bo-ladder] thead th.current').textContent(), ['0', '+1', '+2', '+3', '+4'][step]);
@@ -206,6 +208,8 @@ test('Demo 12: the prediction, then the fix ladder step by step; the panel says 
 
   // Step +1 once more: users and system side by side at 09:00:15 and after the cache ages.
   await page.getByTestId('bo-step-1').click();
+  await page.locator('[data-testid=bo-step-1][aria-pressed=true]').waitFor();
+  await page.locator('[data-testid=bo-page][aria-busy=false]').waitFor();
   assert.match(await page.getByTestId('bo-users-chart-summary').textContent(), /From \d+ s on, nobody gets a price/);
   const scrubber = page.getByTestId('bo-scrubber');
   await scrubber.focus();
@@ -225,6 +229,7 @@ test('Demo 12 on a phone (390 x 844), dark: one column, nothing wider than the s
   assert.equal(overflow, 0, 'no horizontal scrolling');
   await page.getByTestId('bo-step-4').click();
   await page.locator('[data-testid=bo-step-4][aria-pressed=true]').waitFor();
+  await page.locator('[data-testid=bo-page][aria-busy=false]').waitFor();
   await screenshot(page, 'demo-12-phone-dark');
   assert.deepEqual(problems, []);
   await page.close();

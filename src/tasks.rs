@@ -10,6 +10,18 @@ use leptos::prelude::*;
 /// Wall time one task may take before it yields to the browser.
 const TASK_BUDGET_MS: f64 = 4.0;
 
+/// What a step of stepped work says about the rest.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Step {
+    /// More steps; the next may run in this task if its budget allows.
+    More,
+    /// More steps, from the next task on: the next one is heavy on its own (installing a
+    /// run redraws the page) and should not share a task with the work before it.
+    MoreInNextTask,
+    /// The work is done.
+    Done,
+}
+
 /// One kind of work on a page: starting it again drops the run under way.
 #[derive(Clone, Copy)]
 pub struct Stepped {
@@ -24,9 +36,9 @@ impl Stepped {
     }
 
     /// Runs `step` after `delay`, then again and again, a task's budget at a time, until
-    /// it returns `true` (done). A later `start` on `self`, or the page going away, ends
+    /// it returns [`Step::Done`]. A later `start` on `self`, or the page going away, ends
     /// this run at its next task.
-    pub fn start(self, delay: Duration, step: impl FnMut() -> bool + 'static) {
+    pub fn start(self, delay: Duration, step: impl FnMut() -> Step + 'static) {
         self.generation.update_value(|g| *g = g.wrapping_add(1));
         let mine = self.generation.get_value();
         let run = Run {
@@ -47,7 +59,7 @@ impl Default for Stepped {
 struct Run {
     generation: StoredValue<u32>,
     mine: u32,
-    step: Box<dyn FnMut() -> bool>,
+    step: Box<dyn FnMut() -> Step>,
 }
 
 impl Run {
@@ -62,11 +74,11 @@ impl Run {
         let now = || clock.as_ref().map_or(0.0, |c| c.now());
         let start = now();
         loop {
-            if (self.step)() {
-                return;
-            }
-            if now() - start >= TASK_BUDGET_MS {
-                break;
+            match (self.step)() {
+                Step::Done => return,
+                Step::MoreInNextTask => break,
+                Step::More if now() - start >= TASK_BUDGET_MS => break,
+                Step::More => {}
             }
         }
         set_timeout(move || self.task(), Duration::ZERO);

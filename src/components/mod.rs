@@ -243,7 +243,11 @@ pub fn Figure(
 ) -> impl IntoView {
     let canvas = NodeRef::<Canvas>::new();
     let width = RwSignal::new(0);
+    // The canvas's CSS width, read once and again after a resize: reading it at every
+    // redraw would force a layout per chart while the page around it changes.
+    let measured = StoredValue::new(0);
     let resize = window_event_listener(leptos::ev::resize, move |_| {
+        measured.set_value(0);
         width.update(|w| *w += 1);
     });
     on_cleanup(move || resize.remove());
@@ -255,7 +259,11 @@ pub fn Figure(
         let Some(canvas) = canvas.get() else {
             return count;
         };
-        if spec.with(|spec| chart::draw(&canvas, spec, dark).is_some()) {
+        if measured.get_value() == 0 {
+            measured.set_value(canvas.client_width());
+        }
+        let css_width = measured.get_value();
+        if spec.with(|spec| chart::draw(&canvas, spec, dark, css_width).is_some()) {
             count += 1;
             // Tests and the timing loop count redraws on the canvas itself.
             let _ = canvas.set_attribute("data-render-count", &count.to_string());

@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use leptos::prelude::*;
 use resilience_sim::model::brownout::{
-    self, mechanism_effects, BrownoutConfig, BrownoutRun, BrownoutSecond, BrownoutSim, Headline,
+    mechanism_effects, BrownoutConfig, BrownoutRun, BrownoutSecond, BrownoutSim, Headline,
     Mechanism, Users, FIXES,
 };
 use resilience_sim::policy::circuit_breaker::State;
@@ -28,7 +28,7 @@ use super::pool::secs;
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::{fixed, rate};
 use crate::nav::Location;
-use crate::tasks::Stepped;
+use crate::tasks::{Step, Stepped};
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{change, click, effect, live, live_html, Html};
 
@@ -971,24 +971,27 @@ fn set_in_slices(
     };
     // Started even when the model refuses the config: that drops the run under way.
     let mut sim = BrownoutSim::new(&lab.config).ok();
+    let mut finished = None;
     runs.start(Duration::ZERO, move || {
+        // The run is installed in a task of its own: the redraw it causes is a task's work.
+        if let Some(run) = finished.take() {
+            session.try_update(|s| s.install_run(&lab, run));
+            return Step::Done;
+        }
         let Some(under_way) = sim.as_mut() else {
-            return true;
+            return Step::Done;
         };
         if !under_way.advance(SLICE_MS) {
-            return false;
+            return Step::More;
         }
-        if let Some(done) = sim.take() {
-            let run = done.finish();
-            session.try_update(|s| s.install_run(&lab, run));
-        }
-        true
+        finished = sim.take().map(BrownoutSim::finish);
+        Step::MoreInNextTask
     });
 }
 
 /// Keeps `ladder` in step with the session's settings other than `fixes`: a moment after
-/// the last change, one step per task (the step the session already ran is read from its
-/// run).
+/// the last change, its five runs made in slices like the page's own run (the step the
+/// session already ran is read from its run).
 fn follow_ladder(session: RwSignal<LabSession<BrownoutLab>>, ladder: RwSignal<Ladder>) {
     let steps = Stepped::new();
     effect(move || {
@@ -998,55 +1001,76 @@ fn follow_ladder(session: RwSignal<LabSession<BrownoutLab>>, ladder: RwSignal<La
         }
         let first = ladder.with_untracked(|l| l.key.is_none());
         let wait = Duration::from_millis(if first { 0 } else { 250 });
-        let mut rows = Vec::new();
-        steps.start(wait, move || ladder_step(session, ladder, &key, &mut rows));
+        let mut climb = Climb {
+            key,
+            rows: Vec::new(),
+            under_way: None,
+        };
+        steps.start(wait, move || climb.step(session, ladder));
     });
 }
 
-/// The ladder's next row (the run the session already made is read from it); `true` once
-/// the table is complete or a run was refused.
-fn ladder_step(
-    session: RwSignal<LabSession<BrownoutLab>>,
-    ladder: RwSignal<Ladder>,
-    key: &BrownoutConfig,
-    rows: &mut Vec<Headline>,
-) -> bool {
-    let config = BrownoutConfig {
-        fixes: rows.len() as u8,
-        ..key.clone()
-    };
-    let known = session
-        .try_with_untracked(|s| {
-            (s.config().config == config && !s.is_pending())
-                .then(|| s.run().as_ref().ok().map(BrownoutRun::headline))
-                .flatten()
-        })
-        .flatten();
-    let row = match known {
-        Some(row) => Ok(row),
-        None => brownout::run(&config).map(|r| r.headline()),
-    };
-    match row {
-        Err(e) => {
-            ladder.try_set(Ladder {
-                key: Some(key.clone()),
-                rows: Vec::new(),
-                error: Some(e.to_string()),
-            });
-            true
-        }
-        Ok(row) => {
-            rows.push(row);
-            let complete = rows.len() == FIXES.len();
-            if complete {
-                ladder.try_set(Ladder {
-                    key: Some(key.clone()),
-                    rows: std::mem::take(rows),
-                    error: None,
-                });
+/// The fix ladder being computed: the rows so far and the run of the next one.
+struct Climb {
+    key: BrownoutConfig,
+    rows: Vec<Headline>,
+    under_way: Option<BrownoutSim>,
+}
+
+impl Climb {
+    /// One slice of the next row's run (or the row at once when the session already ran
+    /// it); done once the table is complete or a run was refused.
+    fn step(
+        &mut self,
+        session: RwSignal<LabSession<BrownoutLab>>,
+        ladder: RwSignal<Ladder>,
+    ) -> Step {
+        let config = BrownoutConfig {
+            fixes: self.rows.len() as u8,
+            ..self.key.clone()
+        };
+        let row = match self.under_way.as_mut() {
+            Some(sim) => {
+                if !sim.advance(SLICE_MS) {
+                    return Step::More;
+                }
+                self.under_way.take().map(|sim| sim.finish().headline())
             }
-            complete
+            None => {
+                let known = session
+                    .try_with_untracked(|s| {
+                        (s.config().config == config && !s.is_pending())
+                            .then(|| s.run().as_ref().ok().map(BrownoutRun::headline))
+                            .flatten()
+                    })
+                    .flatten();
+                if known.is_none() {
+                    match BrownoutSim::new(&config) {
+                        Ok(sim) => self.under_way = Some(sim),
+                        Err(e) => {
+                            ladder.try_set(Ladder {
+                                key: Some(self.key.clone()),
+                                rows: Vec::new(),
+                                error: Some(e.to_string()),
+                            });
+                            return Step::Done;
+                        }
+                    }
+                    return Step::More;
+                }
+                known
+            }
+        };
+        self.rows.extend(row);
+        if self.rows.len() < FIXES.len() {
+            return Step::More;
         }
+        ladder.try_set(Ladder {
+            key: Some(self.key.clone()),
+            rows: std::mem::take(&mut self.rows),
+            error: None,
+        });
+        Step::Done
     }
 }
 
@@ -1057,13 +1081,10 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let mut controls = bind_all(state);
     // The stepper is the `fixes` control.
     controls.retain(|c| c.name != "fixes");
-    // Sliders run the model in slices between frames (a whole run takes longer than a
-    // frame in the browser); selects, toggles and the stepper still run it at once.
+    // Every control (and the stepper) runs the model in slices between frames: a whole run
+    // takes longer than a frame in the browser.
     let runs = Stepped::new();
-    for c in controls
-        .iter_mut()
-        .filter(|c| matches!(c.kind, ControlKind::Number { .. }))
-    {
+    for c in controls.iter_mut() {
         let name = c.name;
         c.change = Callback::new(move |value| set_in_slices(state, runs, name, value));
     }
@@ -1157,7 +1178,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
             if let Some(control) = LabSession::<BrownoutLab>::control("fixes") {
                 if let ControlKind::Choice { options } = control.kind {
                     if let Some(option) = options.iter().find(|o| o.0 == step) {
-                        state.set(control, ControlValue::Choice(option.0));
+                        set_in_slices(state, runs, "fixes", ControlValue::Choice(option.0));
                     }
                 }
             }
@@ -1189,7 +1210,9 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         .into_any()
     };
     view! {
-        <div class="brownout" on:click=on_click on:input=on_input>
+        // Busy while a run asked for is made in slices: its figures are the last run's.
+        <div class="brownout" data-testid="bo-page" on:click=on_click on:input=on_input
+            aria-busy=move || if session.with(LabSession::is_pending) { "true" } else { "false" }>
             <LabFrame info=info location=location tools=tools(info.number, state) controls=controls refused=state.refused
                 reset=Callback::new(move |_| state.reset()) problems=problems side=Box::new(side)>
                 <section class="panel bo-predict" aria-labelledby="bo-predict-heading">
@@ -1224,6 +1247,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
 #[cfg(test)]
 mod tests {
     use super::*;
+    use resilience_sim::model::brownout;
 
     fn run_of(link: &[(&str, &str)]) -> (BrownoutConfig, BrownoutRun) {
         let (lab, run) = super::super::lab_frame::opened::<BrownoutLab>(link);

@@ -8,7 +8,7 @@
 use leptos::prelude::*;
 use resilience_sim::model::checkout::{
     self, AttemptTrace, CallTrace, CheckoutConfig, CheckoutRun, CheckoutScenario, Dependency,
-    QuoteResult, SagaState, StackOrder, STALL_FROM_MS, STALL_UNTIL_MS,
+    QuoteResult, SagaState, SagaTally, StackOrder, STALL_FROM_MS, STALL_UNTIL_MS,
 };
 use resilience_sim::policy::circuit_breaker::State;
 use resilience_sim::scenario::catalogue::LabInfo;
@@ -374,39 +374,63 @@ pub fn diagram_html(run: &CheckoutRun, index: u32, h: &mut String) {
     );
 }
 
-/// The saga states of every scenario under the chosen order and threads: six runs.
-pub fn saga_table_html(config: &CheckoutConfig, h: &mut String) {
+/// One scenario's line of the saga table.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SagaRow {
+    pub scenario: CheckoutScenario,
+    pub saga: SagaTally,
+    pub provider_requests: u32,
+    pub breaker_state_end: State,
+}
+
+/// The saga states of every scenario under `config`'s order, threads and seed: six runs,
+/// which a change of scenario alone does not redo.
+pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
+    CheckoutScenario::ALL
+        .into_iter()
+        .filter_map(|scenario| {
+            let run = checkout::run(&CheckoutConfig {
+                scenario,
+                ..config.clone()
+            })
+            .ok()?;
+            Some(SagaRow {
+                scenario,
+                saga: run.payment.saga,
+                provider_requests: run.payment.provider_requests,
+                breaker_state_end: run.payment.breaker_state_end,
+            })
+        })
+        .collect()
+}
+
+/// The saga table of `rows`, the row of `config`'s scenario marked.
+pub fn saga_table_html(config: &CheckoutConfig, rows: &[SagaRow], h: &mut String) {
     h.raw("<div class=\"table-scroll\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (")
         .text(config.order.name())
         .raw(" order, ")
         .text(config.threads.name())
         .raw(" threads)</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker</th></tr></thead><tbody>");
-    for scenario in CheckoutScenario::ALL {
-        let Ok(run) = checkout::run(&CheckoutConfig {
-            scenario,
-            ..config.clone()
-        }) else {
-            continue;
-        };
-        let saga = run.payment.saga;
-        h.raw(if scenario == config.scenario {
+    for row in rows {
+        let saga = row.saga;
+        h.raw(if row.scenario == config.scenario {
             "<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">"
         } else {
             "<tr><th scope=\"row\">"
         })
-        .raw(scenario.name())
+        .raw(row.scenario.name())
         .raw("</th>");
         for n in [
             saga.captured,
             saga.declined,
             saga.uncertain,
             saga.not_sent,
-            run.payment.provider_requests,
+            row.provider_requests,
         ] {
             h.raw("<td>").num(n.into()).raw("</td>");
         }
         h.raw("<td>")
-            .raw(state_word(run.payment.breaker_state_end))
+            .raw(state_word(row.breaker_state_end))
             .raw("</td></tr>");
     }
     h.raw("</tbody></table></div>");
@@ -523,9 +547,17 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let summary = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(permits_summary).unwrap_or_default())
     });
+    // The six runs depend on the order, the threads and the seed, not on the scenario.
+    let table_key = Memo::new(move |_| {
+        session.with(|s| CheckoutConfig {
+            scenario: CheckoutScenario::default(),
+            ..s.config().config.clone()
+        })
+    });
+    let rows = Memo::new(move |_| table_key.with(saga_rows));
     let table = live_html(move || {
         let mut h = String::new();
-        session.with(|s| saga_table_html(&s.config().config, &mut h));
+        session.with(|s| rows.with(|rows| saga_table_html(&s.config().config, rows, &mut h)));
         h
     });
     let counts = live_html(move || {
@@ -614,7 +646,7 @@ mod tests {
         let chart = permits_chart(&run);
         assert_eq!(chart.shade, Some((10.0, 40.0, "quoter stalled")));
         let mut table = String::new();
-        saga_table_html(&config, &mut table);
+        saga_table_html(&config, &saga_rows(&config), &mut table);
         assert!(table.contains("<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">quoter-stall</th><td>600</td><td>0</td><td>0</td><td>0</td>"), "{table}");
         assert!(table.contains("<th scope=\"row\">decline-storm</th><td>0</td><td>100</td><td>0</td><td>0</td><td>100</td><td>CLOSED</td>"), "{table}");
 

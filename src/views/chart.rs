@@ -180,14 +180,26 @@ pub fn tick_step(max: f64, most: u32) -> u64 {
     base
 }
 
-/// Draws `spec` on `canvas`, sized to its CSS box at the device's pixel ratio.
-pub fn draw(canvas: &web_sys::HtmlCanvasElement, spec: &ChartSpec, dark: bool) -> Option<()> {
+/// Draws `spec` on `canvas`, sized to its CSS width `css_width` (measured by the caller:
+/// reading it here would force a layout per chart while a page changes) at the device's
+/// pixel ratio.
+pub fn draw(
+    canvas: &web_sys::HtmlCanvasElement,
+    spec: &ChartSpec,
+    dark: bool,
+    css_width: i32,
+) -> Option<()> {
     let ratio = web_sys::window()?.device_pixel_ratio().clamp(1.0, 3.0);
-    let css_width = f64::from(canvas.client_width().max(280));
+    let css_width = f64::from(css_width.max(280));
     let css_height = (css_width * 0.5).clamp(200.0, 340.0);
     let (width, height) = ((css_width * ratio) as i32, (css_height * ratio) as i32);
-    canvas.set_width(width as u32);
-    canvas.set_height(height as u32);
+    // A new size changes the page's layout; the same size only needs the clear below.
+    if canvas.width() != width as u32 {
+        canvas.set_width(width as u32);
+    }
+    if canvas.height() != height as u32 {
+        canvas.set_height(height as u32);
+    }
     let t = theme(dark);
     let px = |v: f64| (v * ratio).round() as i32;
     let font = |size: f64, h: HPos, v: VPos| {
