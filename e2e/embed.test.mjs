@@ -196,6 +196,50 @@ test('a fragment with hundreds of problems lists five and counts the rest, each 
   await page.close();
 });
 
+test('a file whose instances are named for its own services: the learner chooses the one the demo plays', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5&t=2');
+  await page.getByTestId('tick-counter').filter({ hasText: /^2$/ }).waitFor();
+  await page.getByTestId('export-r4j').click();
+  await page.getByTestId('import-r4j-text').fill([
+    'resilience4j:',
+    '  circuitbreaker:',
+    '    configs:',
+    '      default:',
+    '        minimum-number-of-calls: 10',
+    '        wait-duration-in-open-state: 30s',
+    '    instances:',
+    '      erpCircuitBreaker:',
+    '        base-config: default',
+    '        sliding-window-size: 50',
+    '      paymentsCircuitBreaker:',
+    '        base-config: default',
+    '        sliding-window-size: 20',
+    '        failure-rate-threshold: 30',
+    '  ratelimiter:',
+    '    instances:',
+    '      payment-api:',
+    '        limit-for-period: 100',
+  ].join('\n'));
+  await page.getByTestId('import-r4j-apply').click();
+  const errors = page.getByTestId('import-r4j-errors');
+  await errors.waitFor({ state: 'visible' });
+  assert.match(await errors.textContent(), /2 instances \(erpCircuitBreaker, paymentsCircuitBreaker\)/);
+  const choice = page.getByTestId('import-r4j-instance');
+  await choice.waitFor({ state: 'visible' });
+  assert.deepEqual(await choice.locator('option').allTextContents(), ['erpCircuitBreaker', 'paymentsCircuitBreaker']);
+  await choice.selectOption('paymentsCircuitBreaker');
+  await page.getByTestId('import-r4j-apply').click();
+  await page.getByTestId('r4j-status').filter({ hasText: /^Applied/ }).waitFor();
+  assert.match(await page.getByTestId('r4j-status').textContent(), /plays the instances named paymentsCircuitBreaker/);
+  assert.match(await page.getByTestId('r4j-status').textContent(), /Not read: resilience4j\.ratelimiter/);
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByTestId('setting-slidingWindowSize').inputValue(), '20');
+  assert.equal(await page.getByTestId('setting-minimumNumberOfCalls').inputValue(), '10');
+  assert.equal(await page.getByTestId('tick-counter').textContent(), '2', 'the learner keeps their place');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the breaker sandbox takes a pasted fragment: its controls and link follow', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
   await page.getByTestId('export-r4j').click();

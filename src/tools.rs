@@ -27,14 +27,32 @@ pub struct ConfigText {
     pub java: String,
 }
 
+/// A pasted fragment the page did not apply: one line per problem, and, when the fragment
+/// has several instances of a kind and none of the name the page looks for, their names,
+/// for the learner to choose the one that plays the demo's role.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Refused {
+    pub problems: Vec<String>,
+    pub instances: Vec<String>,
+}
+
+impl From<Vec<String>> for Refused {
+    fn from(problems: Vec<String>) -> Self {
+        Refused {
+            problems,
+            instances: Vec::new(),
+        }
+    }
+}
+
 /// A pasted fragment for a tick demo, read and checked against its settings: the breaker's
-/// and the bulkhead's settings to play, or one line per problem. Only these cross back, so
-/// a page decodes two configs, not every policy the reader knows.
-type TickImport = Result<(CircuitBreakerConfig, BulkheadConfig, Vec<String>), Vec<String>>;
+/// and the bulkhead's settings to play, or the refusal. Only these cross back, so a page
+/// decodes two configs, not every policy the reader knows.
+type TickImport = Result<(CircuitBreakerConfig, BulkheadConfig, Vec<String>), Refused>;
 
 /// A pasted fragment for the breaker sandbox: the breaker's settings and what the page
-/// says about the rest of the fragment, or one line per problem.
-type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Vec<String>>;
+/// says about the rest of the fragment, or the refusal.
+type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Refused>;
 
 /// The functions of the `course-tools` part, on JavaScript values.
 pub mod exports {
@@ -73,29 +91,64 @@ pub mod exports {
     }
 
     /// A pasted `application.yml` or `.properties` fragment for a tick demo whose settings
-    /// are `tick` (a `TickConfig`): a [`TickImport`].
-    pub fn read_for_tick(text: &str, tick: JsValue) -> Result<JsValue, JsValue> {
+    /// are `tick` (a `TickConfig`), its instances named `instance` playing recommendations
+    /// (empty: those named `recommendations`, else the only one): a [`TickImport`].
+    pub fn read_for_tick(text: &str, tick: JsValue, instance: &str) -> Result<JsValue, JsValue> {
         let tick: TickConfig = from_js(tick)?;
-        let read: TickImport = resilience4j::read_fragment(text, None).and_then(|fragment| {
-            let (breaker, bulkhead) = resilience4j::apply_to_tick(&tick, &fragment.instances)?;
-            Ok((breaker, bulkhead, not_read(fragment.not_read)))
-        });
-        let read = read.map_err(problems);
+        let name = if instance.is_empty() {
+            resilience4j::RECOMMENDATIONS
+        } else {
+            instance
+        };
+        let read: TickImport = match resilience4j::read_fragment(text, None) {
+            Err(all) => Err(problems(all).into()),
+            Ok(fragment) => resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
+                .map(|(breaker, bulkhead)| (breaker, bulkhead, not_read(fragment.not_read)))
+                .map_err(|all| refused(all, &fragment.instances)),
+        };
         to_js(&read)
     }
 
-    /// A pasted fragment for the breaker sandbox, checked on a sandbox of its own: a
-    /// [`SandboxImport`].
-    pub fn read_for_sandbox(text: &str) -> Result<JsValue, JsValue> {
-        let read: SandboxImport = resilience4j::read_fragment(text, None).and_then(|fragment| {
-            let mut sandbox = resilience_sim::scenario::sandbox::BreakerSandbox::default();
-            let notes = resilience4j::apply_to_sandbox(&mut sandbox, &fragment.instances)?;
-            let mut all = not_read(fragment.not_read);
-            all.extend(notes);
-            Ok((sandbox.settings().config.clone(), all))
-        });
-        let read = read.map_err(problems);
+    /// A pasted fragment for the breaker sandbox, checked on a sandbox of its own, its
+    /// circuit breaker named `instance` playing the sandbox's (empty: the one named
+    /// `dependency`, else the only one): a [`SandboxImport`].
+    pub fn read_for_sandbox(text: &str, instance: &str) -> Result<JsValue, JsValue> {
+        let name = if instance.is_empty() {
+            resilience4j::SANDBOX_INSTANCE
+        } else {
+            instance
+        };
+        let read: SandboxImport = match resilience4j::read_fragment(text, None) {
+            Err(all) => Err(problems(all).into()),
+            Ok(fragment) => {
+                let mut sandbox = resilience_sim::scenario::sandbox::BreakerSandbox::default();
+                resilience4j::apply_to_sandbox_as(&mut sandbox, &fragment.instances, name)
+                    .map(|notes| {
+                        let mut all = not_read(fragment.not_read);
+                        all.extend(notes);
+                        (sandbox.settings().config.clone(), all)
+                    })
+                    .map_err(|all| refused(all, &fragment.instances))
+            }
+        };
         to_js(&read)
+    }
+
+    /// The refusal of a fragment that was read: its problems, and the names of the
+    /// instances of every kind that has several, to choose from (each name once).
+    fn refused(all: Vec<String>, instances: &[Instance]) -> Refused {
+        let mut names: Vec<String> = Vec::new();
+        for instance in instances {
+            let kind = instance.config.kind();
+            let several = instances.iter().filter(|i| i.config.kind() == kind).count() > 1;
+            if several && !names.contains(&instance.name) && names.len() < 50 {
+                names.push(instance.name.clone());
+            }
+        }
+        Refused {
+            problems: problems(all),
+            instances: names,
+        }
     }
 
     /// A fragment's problems as the page lists them: each on one line of bounded length
@@ -149,15 +202,27 @@ pub async fn tick_config_text(tick: &TickConfig) -> Result<ConfigText, String> {
 }
 
 /// [`exports::read_for_tick`], from a tick demo.
-pub async fn read_for_tick(text: &str, tick: &TickConfig) -> Result<TickImport, String> {
+pub async fn read_for_tick(
+    text: &str,
+    tick: &TickConfig,
+    instance: &str,
+) -> Result<TickImport, String> {
     let tick = to_js(tick).map_err(message)?;
-    let value = call("read_for_tick", &[JsValue::from_str(text), tick]).await?;
+    let value = call(
+        "read_for_tick",
+        &[JsValue::from_str(text), tick, JsValue::from_str(instance)],
+    )
+    .await?;
     from_js(value).map_err(message)
 }
 
 /// [`exports::read_for_sandbox`], from the breaker sandbox.
-pub async fn read_for_sandbox(text: &str) -> Result<SandboxImport, String> {
-    let value = call("read_for_sandbox", &[JsValue::from_str(text)]).await?;
+pub async fn read_for_sandbox(text: &str, instance: &str) -> Result<SandboxImport, String> {
+    let value = call(
+        "read_for_sandbox",
+        &[JsValue::from_str(text), JsValue::from_str(instance)],
+    )
+    .await?;
     from_js(value).map_err(message)
 }
 

@@ -34,13 +34,13 @@ pub fn tick_config_text(tick: JsValue) -> Result<JsValue, JsValue> {
 }
 
 #[wasm_bindgen]
-pub fn read_for_tick(text: &str, tick: JsValue) -> Result<JsValue, JsValue> {
-    exports::read_for_tick(text, tick)
+pub fn read_for_tick(text: &str, tick: JsValue, instance: &str) -> Result<JsValue, JsValue> {
+    exports::read_for_tick(text, tick, instance)
 }
 
 #[wasm_bindgen]
-pub fn read_for_sandbox(text: &str) -> Result<JsValue, JsValue> {
-    exports::read_for_sandbox(text)
+pub fn read_for_sandbox(text: &str, instance: &str) -> Result<JsValue, JsValue> {
+    exports::read_for_sandbox(text, instance)
 }
 
 #[wasm_bindgen]

@@ -34,7 +34,7 @@ use crate::tools;
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
 use crate::views::html::{change, click, effect, live_html, Html};
-use crate::views::page_tools::Pasted;
+use crate::views::page_tools::{Pasted, Refused};
 
 /// What an import over [`MAX_SCRIPT_BYTES`] is told (a script of the sandbox's maximum
 /// length is far smaller), whether a file or a paste.
@@ -340,30 +340,31 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     let controls = bind_all(state);
     // A pasted Resilience4j fragment replaces the breaker's settings, all or nothing; the
     // effect above then replays the session with them.
-    let apply = move |(config, notes): (CircuitBreakerConfig, Vec<String>)| {
-        // On a copy: a refusal leaves the page's session as it was.
-        let mut next = session.get_untracked();
-        next.set_config(config).map_err(|e| vec![e.to_string()])?;
-        let settings = next.settings().clone();
-        session.set(next);
-        state.session.set(LabSession::new(settings));
-        state.refused.set(None);
-        let mut done = "Applied: the breaker has this configuration now, and the calls sent so far were played again with it.".to_string();
-        for note in notes {
-            done.push(' ');
-            done.push_str(&note);
-        }
-        Ok(done)
-    };
+    let apply =
+        move |(config, notes): (CircuitBreakerConfig, Vec<String>)| -> Result<String, Vec<String>> {
+            // On a copy: a refusal leaves the page's session as it was.
+            let mut next = session.get_untracked();
+            next.set_config(config).map_err(|e| vec![e.to_string()])?;
+            let settings = next.settings().clone();
+            session.set(next);
+            state.session.set(LabSession::new(settings));
+            state.refused.set(None);
+            let mut done = "Applied: the breaker has this configuration now, and the calls sent so far were played again with it.".to_string();
+            for note in notes {
+                done.push(' ');
+                done.push_str(&note);
+            }
+            Ok(done)
+        };
     // The tools part reads and checks the fragment; the page replays its calls with it.
     let import = Callback::new(move |pasted: Pasted| {
         leptos::task::spawn_local(async move {
-            pasted
-                .done
-                .run(match tools::read_for_sandbox(&pasted.text).await {
-                    Ok(read) => read.and_then(apply),
-                    Err(unavailable) => Err(vec![unavailable]),
-                });
+            pasted.done.run(
+                match tools::read_for_sandbox(&pasted.text, &pasted.instance).await {
+                    Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
+                    Err(unavailable) => Err(vec![unavailable].into()),
+                },
+            );
         });
     });
     view! {

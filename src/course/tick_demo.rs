@@ -20,7 +20,7 @@ use crate::views::compare::ComparePanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
 use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
+use crate::views::page_tools::{PageTools, Pasted, Refused, TeacherNotes};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
@@ -308,12 +308,12 @@ pub fn TickDemo(
             return;
         };
         leptos::task::spawn_local(async move {
-            pasted
-                .done
-                .run(match tools::read_for_tick(&pasted.text, &tick).await {
-                    Ok(read) => read.and_then(apply),
-                    Err(unavailable) => Err(vec![unavailable]),
-                });
+            pasted.done.run(
+                match tools::read_for_tick(&pasted.text, &tick, &pasted.instance).await {
+                    Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
+                    Err(unavailable) => Err(vec![unavailable].into()),
+                },
+            );
         });
     });
 

@@ -16,13 +16,15 @@ use super::html::{change, click, live, live_attr, Html};
 use crate::embed::{site_base, Snippets};
 use crate::tools;
 
-pub use crate::tools::ConfigText;
+pub use crate::tools::{ConfigText, Refused};
 
 /// A fragment pasted into the config dialog, for the page to read (through the tools part)
-/// and apply: `done` says what it did, or gives one line per problem when nothing changed.
+/// and apply, its instances named `instance` playing the demo's role (empty: the page's
+/// own name, else the only one): `done` says what it did, or why nothing changed.
 pub struct Pasted {
     pub text: String,
-    pub done: Callback<Result<String, Vec<String>>>,
+    pub instance: String,
+    pub done: Callback<Result<String, Refused>>,
 }
 /// The buttons and their dialogs. `link` is the page's own link (`demo=5&t=3&…`);
 /// `config` writes the current settings in Resilience4j's words (through the tools part)
@@ -44,6 +46,9 @@ pub fn PageTools(
     let status = RwSignal::new(String::new());
     let import_text = RwSignal::new(String::new());
     let import_errors = RwSignal::new(Vec::<String>::new());
+    // A fragment with several instances and none of the page's name: the learner chooses.
+    let instances = RwSignal::new(Vec::<String>::new());
+    let chosen = RwSignal::new(String::new());
 
     // Both snippets, of the demo alone and of where the learner is: [plain, with state].
     let shown_snippets = RwSignal::new([Snippets::default(), Snippets::default()]);
@@ -100,15 +105,27 @@ pub fn PageTools(
         };
         copy(text, status);
     };
-    let imported = Callback::new(move |applied: Result<String, Vec<String>>| match applied {
-        Ok(done) => {
+    let imported = Callback::new(move |applied: Result<String, Refused>| match applied {
+        Ok(mut done) => {
             import_errors.set(Vec::new());
             show_config();
+            let instance = chosen.get_untracked();
+            if !instance.is_empty() {
+                done.push_str(&format!(" The demo plays the instances named {instance}."));
+            }
             status.set(done);
         }
-        Err(lines) => {
-            status.set("Nothing was applied: fix the lines below and read it again.".into());
-            import_errors.set(lines);
+        Err(refused) => {
+            if refused.instances.is_empty() {
+                status.set("Nothing was applied: fix the lines below and read it again.".into());
+            } else {
+                status.set("Nothing was applied: choose the instance the demo should play, or fix the lines below, and read it again.".into());
+                if !refused.instances.contains(&chosen.get_untracked()) {
+                    chosen.set(refused.instances[0].clone());
+                }
+            }
+            instances.set(refused.instances);
+            import_errors.set(refused.problems);
         }
     });
     let apply_import = click(move |_| {
@@ -116,6 +133,13 @@ pub fn PageTools(
         status.set("Reading…".into());
         import.run(Pasted {
             text: import_text.get_untracked(),
+            instance: instances.with_untracked(|list| {
+                if list.is_empty() {
+                    String::new()
+                } else {
+                    chosen.get_untracked()
+                }
+            }),
             done: imported,
         });
     });
@@ -184,7 +208,21 @@ pub fn PageTools(
                 <label for="import-r4j">"Paste an application.yml or application.properties fragment with circuitbreaker and bulkhead instances; the demo plays again with it, up to the tick you are at."</label>
                 <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
                     aria-describedby="import-r4j-errors"
-                    on:input=change(move |e| import_text.set(event_target_value(&e)))></textarea>
+                    on:input=change(move |e| {
+                        import_text.set(event_target_value(&e));
+                        instances.set(Vec::new());
+                        chosen.set(String::new());
+                    })></textarea>
+                <div class="control" hidden=live_attr(move || instances.with(Vec::is_empty).then_some(""))>
+                    <label for="import-r4j-instance">"The instances that play the demo's dependency"</label>
+                    <select id="import-r4j-instance" data-testid="import-r4j-instance"
+                        on:change=change(move |e| chosen.set(event_target_value(&e)))>
+                        {move || instances.get().into_iter().map(|name| {
+                            let selected = chosen.with_untracked(|c| *c == name);
+                            view! { <option value=name.clone() selected=selected>{name.clone()}</option> }
+                        }).collect_view()}
+                    </select>
+                </div>
                 <button type="button" class="primary" data-testid="import-r4j-apply" on:click=apply_import>"Read and apply"</button>
                 <ul id="import-r4j-errors" class="errors" data-testid="import-r4j-errors" role="alert"
                     hidden=live_attr(move || import_errors.with(Vec::is_empty).then_some("")) inner_html=errors_html></ul>

@@ -144,3 +144,42 @@ fn breaker_scripts_take_a_fragments_breaker() {
         "OPEN"
     );
 }
+
+#[test]
+fn run_takes_the_instance_that_plays_recommendations() {
+    // Demo 7 (breaker and bulkhead) with two bulkheads of its own names: one of 1, one of 3.
+    let scenario = scenario_of_demo("7");
+    let fragment = file(
+        "named.properties",
+        "resilience4j.bulkhead.instances.inventory.max-concurrent-calls=1\nresilience4j.bulkhead.instances.catalog.max-concurrent-calls=3\n",
+    );
+    let args = |instance: Option<&str>| {
+        let mut args = vec![
+            "run".to_string(),
+            scenario.to_str().unwrap().to_string(),
+            "--resilience4j".to_string(),
+            fragment.to_str().unwrap().to_string(),
+        ];
+        if let Some(name) = instance {
+            args.extend(["--instance".to_string(), name.to_string()]);
+        }
+        args
+    };
+    let plain = args(None);
+    let message = refused(&plain.iter().map(String::as_str).collect::<Vec<_>>());
+    assert!(
+        message.contains("2 instances (inventory, catalog) and none named recommendations"),
+        "{message}"
+    );
+    assert!(message.contains("--instance NAME"), "{message}");
+    // The bulkhead of 1 plays recommendations: it never holds more than 1 thread.
+    let chosen = args(Some("inventory"));
+    let trace = json(&chosen.iter().map(String::as_str).collect::<Vec<_>>());
+    let most = trace["ticks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["threads"]["recommendations"].as_u64())
+        .max();
+    assert_eq!(most, Some(1));
+}

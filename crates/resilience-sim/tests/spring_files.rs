@@ -149,3 +149,70 @@ fn a_byte_order_mark_is_skipped_in_yaml_and_properties() {
         assert_eq!(breaker(&fragment, "a").sliding_window_size, 4);
     }
 }
+
+/// A file whose instances are named for its own services, with a shared `configs.default`.
+const NAMED_FOR_ITS_SERVICES: &str = "\
+resilience4j:
+  circuitbreaker:
+    configs:
+      default:
+        sliding-window-size: 100
+        minimum-number-of-calls: 10
+        permitted-number-of-calls-in-half-open-state: 5
+        wait-duration-in-open-state: 30s
+        failure-rate-threshold: 50
+    instances:
+      erpCircuitBreaker:
+        base-config: default
+        sliding-window-size: 50
+        wait-duration-in-open-state: 60s
+      paymentsCircuitBreaker:
+        base-config: default
+        sliding-window-size: 20
+        failure-rate-threshold: 30
+";
+
+/// Two breakers and none named `recommendations`: the refusal names both, and either can
+/// be chosen to play recommendations, with what it inherits from `configs.default`.
+#[test]
+fn the_learner_chooses_which_instance_plays_the_demo_s_role() {
+    use resilience_sim::resilience4j::{apply_to_sandbox_as, apply_to_tick, apply_to_tick_as};
+    use resilience_sim::scenario::catalogue;
+    use resilience_sim::scenario::sandbox::BreakerSandbox;
+
+    let fragment = read_fragment(NAMED_FOR_ITS_SERVICES, None).unwrap();
+    let tick = catalogue::demo(5).unwrap().scenario().tick;
+    let refused = apply_to_tick(&tick, &fragment.instances).unwrap_err();
+    assert_eq!(refused.len(), 1, "{refused:?}");
+    assert!(
+        refused[0].contains("2 instances (erpCircuitBreaker, paymentsCircuitBreaker) and none named recommendations"),
+        "{refused:?}"
+    );
+
+    let (payments, _) =
+        apply_to_tick_as(&tick, &fragment.instances, "paymentsCircuitBreaker").unwrap();
+    assert_eq!(payments.sliding_window_size, 20);
+    assert_eq!(payments.failure_rate_threshold, 30.0);
+    // From configs.default, which the instance names as its base-config.
+    assert_eq!(payments.minimum_number_of_calls, 10);
+    assert_eq!(payments.permitted_number_of_calls_in_half_open_state, 5);
+    assert_eq!(payments.wait_duration_in_open_state, 30_000);
+
+    let (erp, _) = apply_to_tick_as(&tick, &fragment.instances, "erpCircuitBreaker").unwrap();
+    assert_eq!(erp.sliding_window_size, 50);
+    assert_eq!(erp.wait_duration_in_open_state, 60_000);
+    assert_eq!(erp.failure_rate_threshold, 50.0);
+
+    let mut sandbox = BreakerSandbox::default();
+    let notes =
+        apply_to_sandbox_as(&mut sandbox, &fragment.instances, "erpCircuitBreaker").unwrap();
+    assert_eq!(sandbox.settings().config.sliding_window_size, 50);
+    assert!(
+        notes
+            .iter()
+            .any(|n| n.contains("`paymentsCircuitBreaker` is read and checked but not used")),
+        "{notes:?}"
+    );
+    let missing = apply_to_tick_as(&tick, &fragment.instances, "inventory").unwrap_err();
+    assert!(missing[0].contains("none named inventory"), "{missing:?}");
+}

@@ -60,6 +60,10 @@ enum Command {
         /// the documents without a profile condition).
         #[arg(long, value_name = "NAME", requires = "resilience4j")]
         profile: Option<String>,
+        /// Which of the fragment's instances play recommendations (of each kind, the one
+        /// of that name, else the only one; by default those named `recommendations`).
+        #[arg(long, value_name = "NAME", requires = "resilience4j")]
+        instance: Option<String>,
     },
     /// Drive one circuit breaker by a JSON script; print one JSON line per step.
     Breaker {
@@ -182,13 +186,15 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             ticks,
             resilience4j,
             profile,
+            instance,
         } => {
             let text = read(&file, resilience_sim::scenario::MAX_SCENARIO_BYTES)?;
             let mut scenario = Scenario::parse(&text, Format::detect(&file, &text))
                 .map_err(|e| format!("{file}: {e}"))?;
             if let Some(fragment) = resilience4j {
                 let instances = fragment_instances(&fragment, profile.as_deref())?;
-                let import = r4j::import_tick(&scenario.tick, &instances)
+                let name = instance.as_deref().unwrap_or(r4j::RECOMMENDATIONS);
+                let import = r4j::import_tick_as(&scenario.tick, &instances, name)
                     .map_err(|e| first_problem(&fragment, &e))?;
                 scenario.tick.circuit_breaker = import.circuit_breaker;
                 scenario.tick.bulkhead = import.bulkhead;

@@ -56,8 +56,8 @@ use crate::Millis;
 pub use export::{to_java, to_properties, to_yaml};
 pub use import::read_entries;
 pub use tick::{
-    apply_to_sandbox, apply_to_tick, import_tick, tick_instances, TickImport, PAYMENT,
-    RECOMMENDATIONS, SANDBOX_INSTANCE,
+    apply_to_sandbox, apply_to_sandbox_as, apply_to_tick, apply_to_tick_as, import_tick,
+    import_tick_as, tick_instances, TickImport, PAYMENT, RECOMMENDATIONS, SANDBOX_INSTANCE,
 };
 
 /// The largest fragment the readers accept.

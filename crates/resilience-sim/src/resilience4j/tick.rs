@@ -78,7 +78,7 @@ pub struct TickImport {
 }
 
 /// The instance of `kind` a model uses: the one named `name`, else the only one. Several
-/// and none of that name: an error.
+/// and none of that name: an error that lists them.
 fn pick<'a>(
     instances: &'a [Instance],
     kind: Kind,
@@ -99,9 +99,15 @@ fn pick<'a>(
                 kind.section(),
                 ".instances: ",
                 &int(of_kind.len() as u64),
-                " instances and none named ",
+                " instances (",
+                &of_kind
+                    .iter()
+                    .map(|i| i.name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                ") and none named ",
                 name,
-                ": name the one to use `",
+                ": choose the one to use (`--instance NAME` in the CLI), or name it `",
                 name,
                 "`",
             ]));
@@ -124,16 +130,22 @@ fn unused(instance: &Instance, why: &str) -> String {
 /// The tick demo `config` with a fragment's instances (see the module docs); every
 /// problem is one line naming the key path.
 pub fn import_tick(config: &TickConfig, instances: &[Instance]) -> Result<TickImport, Vec<String>> {
+    import_tick_as(config, instances, RECOMMENDATIONS)
+}
+
+/// [`import_tick`] with the instances named `name` playing recommendations' (of each kind,
+/// the one of that name, else the only one): a file whose instances are named for its
+/// own services (`erpCircuitBreaker`) is read as written, the learner choosing the role.
+pub fn import_tick_as(
+    config: &TickConfig,
+    instances: &[Instance],
+    name: &str,
+) -> Result<TickImport, Vec<String>> {
     let mut errors = Vec::new();
     let mut notes = Vec::new();
-    let breaker = pick(
-        instances,
-        Kind::CircuitBreaker,
-        RECOMMENDATIONS,
-        &mut errors,
-    );
-    let bulkhead = pick(instances, Kind::Bulkhead, RECOMMENDATIONS, &mut errors);
-    let limiter = pick(instances, Kind::TimeLimiter, RECOMMENDATIONS, &mut errors);
+    let breaker = pick(instances, Kind::CircuitBreaker, name, &mut errors);
+    let bulkhead = pick(instances, Kind::Bulkhead, name, &mut errors);
+    let limiter = pick(instances, Kind::TimeLimiter, name, &mut errors);
     let mut result = TickImport {
         circuit_breaker: config.circuit_breaker.clone(),
         bulkhead: config.bulkhead.clone(),
@@ -229,7 +241,17 @@ pub fn apply_to_tick(
     config: &TickConfig,
     instances: &[Instance],
 ) -> Result<(CircuitBreakerConfig, BulkheadConfig), Vec<String>> {
-    let import = import_tick(config, instances)?;
+    apply_to_tick_as(config, instances, RECOMMENDATIONS)
+}
+
+/// [`apply_to_tick`] with the instances named `name` playing recommendations'
+/// ([`import_tick_as`]).
+pub fn apply_to_tick_as(
+    config: &TickConfig,
+    instances: &[Instance],
+    name: &str,
+) -> Result<(CircuitBreakerConfig, BulkheadConfig), Vec<String>> {
+    let import = import_tick_as(config, instances, name)?;
     if import.timeout_ticks != config.world.timeout_ticks {
         let path = instances
             .iter()
@@ -255,13 +277,17 @@ pub fn apply_to_sandbox(
     sandbox: &mut BreakerSandbox,
     instances: &[Instance],
 ) -> Result<Vec<String>, Vec<String>> {
+    apply_to_sandbox_as(sandbox, instances, SANDBOX_INSTANCE)
+}
+
+/// [`apply_to_sandbox`] with the circuit breaker named `name` (else the only one).
+pub fn apply_to_sandbox_as(
+    sandbox: &mut BreakerSandbox,
+    instances: &[Instance],
+    name: &str,
+) -> Result<Vec<String>, Vec<String>> {
     let mut errors = Vec::new();
-    let breaker = pick(
-        instances,
-        Kind::CircuitBreaker,
-        SANDBOX_INSTANCE,
-        &mut errors,
-    );
+    let breaker = pick(instances, Kind::CircuitBreaker, name, &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
