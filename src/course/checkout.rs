@@ -381,6 +381,8 @@ pub struct SagaRow {
     pub saga: SagaTally,
     pub provider_requests: u32,
     pub breaker_state_end: State,
+    /// The first second at whose end payment's breaker was OPEN, if any.
+    pub breaker_open_by: Option<u32>,
 }
 
 /// The saga states of every scenario under `config`'s order, threads and seed: six runs,
@@ -399,6 +401,11 @@ pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
                 saga: run.payment.saga,
                 provider_requests: run.payment.provider_requests,
                 breaker_state_end: run.payment.breaker_state_end,
+                breaker_open_by: run
+                    .seconds
+                    .iter()
+                    .find(|s| s.payment_breaker == State::Open)
+                    .map(|s| s.t_s),
             })
         })
         .collect()
@@ -410,7 +417,7 @@ pub fn saga_table_html(config: &CheckoutConfig, rows: &[SagaRow], h: &mut String
         .text(config.order.name())
         .raw(" order, ")
         .text(config.threads.name())
-        .raw(" threads)</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker</th></tr></thead><tbody>");
+        .raw(" threads)</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker at the end</th></tr></thead><tbody>");
     for row in rows {
         let saga = row.saga;
         h.raw(if row.scenario == config.scenario {
@@ -429,9 +436,12 @@ pub fn saga_table_html(config: &CheckoutConfig, rows: &[SagaRow], h: &mut String
         ] {
             h.raw("<td>").num(n.into()).raw("</td>");
         }
-        h.raw("<td>")
-            .raw(state_word(row.breaker_state_end))
-            .raw("</td></tr>");
+        h.raw("<td>").raw(state_word(row.breaker_state_end));
+        // The end state alone hides when it opened (the text says "OPEN by 12 s").
+        if let Some(t) = row.breaker_open_by {
+            h.raw(" (opened by ").num(t.into()).raw(" s)");
+        }
+        h.raw("</td></tr>");
     }
     h.raw("</tbody></table></div>");
 }
@@ -649,6 +659,9 @@ mod tests {
         saga_table_html(&config, &saga_rows(&config), &mut table);
         assert!(table.contains("<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">quoter-stall</th><td>600</td><td>0</td><td>0</td><td>0</td>"), "{table}");
         assert!(table.contains("<th scope=\"row\">decline-storm</th><td>0</td><td>100</td><td>0</td><td>0</td><td>100</td><td>CLOSED</td>"), "{table}");
+        // A breaker that opened says when, whatever its state at the end.
+        assert!(table.contains("<th scope=\"row\">connection-reset</th>"), "{table}");
+        assert!(table.contains("<td>OPEN (opened by "), "{table}");
 
         let (_, wrong) = run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]);
         assert!(permits_summary(&wrong).contains("went down to 0 permits"));
