@@ -660,7 +660,10 @@ mod tests {
         assert!(table.contains("<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">quoter-stall</th><td>600</td><td>0</td><td>0</td><td>0</td>"), "{table}");
         assert!(table.contains("<th scope=\"row\">decline-storm</th><td>0</td><td>100</td><td>0</td><td>0</td><td>100</td><td>CLOSED</td>"), "{table}");
         // A breaker that opened says when, whatever its state at the end.
-        assert!(table.contains("<th scope=\"row\">connection-reset</th>"), "{table}");
+        assert!(
+            table.contains("<th scope=\"row\">connection-reset</th>"),
+            "{table}"
+        );
         assert!(table.contains("<td>OPEN (opened by "), "{table}");
 
         let (_, wrong) = run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]);

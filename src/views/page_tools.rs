@@ -205,7 +205,7 @@ pub fn PageTools(
             </details>
             {import.is_some().then(|| view! {
                 <h3>"Try your own configuration"</h3>
-                <label for="import-r4j">"Paste an application.yml or application.properties fragment with circuitbreaker and bulkhead instances; the demo plays again with it, up to the tick you are at."</label>
+                <label for="import-r4j">"Paste an application.yml or application.properties fragment, or Java builder code (CircuitBreakerConfig.custom()…), with circuit breaker and bulkhead settings; the demo plays again with it, up to the tick you are at."</label>
                 <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
                     aria-describedby="import-r4j-errors"
                     on:input=change(move |e| {

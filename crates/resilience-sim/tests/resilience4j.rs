@@ -378,6 +378,93 @@ fn java_writes_classes_that_share_a_simple_name_in_full() {
     );
 }
 
+/// What the config dialog writes as Java it reads back: the same instances as its YAML.
+#[test]
+fn java_written_by_the_course_reads_back_as_the_same_instances() {
+    let instances = every_policy();
+    let from_java = r4j::read_fragment(&to_java(&instances), None).unwrap();
+    let from_yaml = r4j::read_fragment(&to_yaml(&instances), None).unwrap();
+    let configs = |f: &r4j::Fragment| -> Vec<(String, PolicyConfig)> {
+        f.instances
+            .iter()
+            .map(|i| (i.name.clone(), i.config.clone()))
+            .collect()
+    };
+    assert_eq!(configs(&from_java), configs(&from_yaml));
+    assert_eq!(from_java.instances.len(), instances.len());
+}
+
+/// A `@Configuration` class as engineers write it: the builder assigned to a variable or
+/// returned, imports for the exceptions, an inner class, a lambda the reader refuses.
+#[test]
+fn a_java_configuration_class_is_read_as_its_settings() {
+    let java = r#"
+package com.example.shop;
+
+import io.github.resilience4j.circuitbreaker.CircuitBreakerConfig;
+import java.io.IOException;
+import java.time.Duration;
+import org.springframework.web.client.HttpClientErrorException;
+
+@Configuration
+public class ResilienceConfig {
+    @Bean
+    public CircuitBreakerConfig recommendations() {
+        CircuitBreakerConfig recommendations = CircuitBreakerConfig.custom()
+            .failureRateThreshold(40.0f)
+            .slidingWindowType(CircuitBreakerConfig.SlidingWindowType.TIME_BASED)
+            .slidingWindowSize(30)
+            .waitDurationInOpenState(Duration.ofSeconds(20))
+            .recordExceptions(IOException.class, java.util.concurrent.TimeoutException.class)
+            .ignoreExceptions(HttpClientErrorException.NotFound.class)
+            .build();
+        return recommendations;
+    }
+}
+"#;
+    let fragment = r4j::read_fragment(java, None).unwrap();
+    assert_eq!(fragment.instances.len(), 1);
+    assert_eq!(fragment.instances[0].name, "recommendations");
+    let PolicyConfig::CircuitBreaker(c) = &fragment.instances[0].config else {
+        panic!("{fragment:?}");
+    };
+    assert_eq!(c.failure_rate_threshold, 40.0);
+    assert_eq!(c.sliding_window_type, SlidingWindowType::TimeBased);
+    assert_eq!(c.sliding_window_size, 30);
+    assert_eq!(c.wait_duration_in_open_state, 20_000);
+    // The exception names as the same settings in YAML give them.
+    let yaml = r4j::read_fragment(
+        "resilience4j.circuitbreaker.instances.recommendations:
+  record-exceptions:
+    - java.io.IOException
+    - java.util.concurrent.TimeoutException
+  ignore-exceptions:
+    - org.springframework.web.client.HttpClientErrorException$NotFound
+",
+        None,
+    )
+    .unwrap();
+    let PolicyConfig::CircuitBreaker(y) = &yaml.instances[0].config else {
+        panic!("{yaml:?}");
+    };
+    assert_eq!(c.record_exceptions, y.record_exceptions);
+    assert_eq!(c.ignore_exceptions, y.ignore_exceptions);
+    assert_eq!(c.record_exceptions.len(), 2);
+
+    let lambda = java.replace(
+        ".slidingWindowSize(30)",
+        ".slidingWindowSize(30)\n            .recordException(e -> e instanceof IOException)",
+    );
+    let problems = r4j::read_fragment(&lambda, None).unwrap_err();
+    assert_eq!(problems.len(), 1, "{problems:?}");
+    assert!(
+        problems[0].starts_with(
+            "line 17: .recordException(e -> e instanceof IOException): the reader takes"
+        ),
+        "{problems:?}"
+    );
+}
+
 #[test]
 fn notes_become_comments() {
     let instances =
@@ -895,4 +982,29 @@ fn initial_state_is_read_as_spring_binds_an_enum() {
         PolicyConfig::CircuitBreaker(CircuitBreakerConfig::default()),
     );
     assert!(!to_yaml(&[closed]).contains("initial-state"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2_000))]
+
+    /// The course's Java with random damage (characters cut, inserted, a line joined) is
+    /// read or refused, one line per problem: never a panic, never a hang.
+    #[test]
+    fn damaged_java_is_read_or_refused_in_one_line_each(
+        cut in 0usize..4_000,
+        len in 0usize..40,
+        insert in "[(),.;\\n a-zA-Z0-9\"=]{0,12}",
+    ) {
+        let java = to_java(&every_policy());
+        let start = cut.min(java.len());
+        let end = (start + len).min(java.len());
+        if java.is_char_boundary(start) && java.is_char_boundary(end) {
+            let damaged = format!("{}{}{}", &java[..start], insert, &java[end..]);
+            if let Err(problems) = r4j::read_fragment(&damaged, None) {
+                for problem in problems {
+                    prop_assert!(!problem.contains('\n'), "{}", problem);
+                }
+            }
+        }
+    }
 }

@@ -49,6 +49,9 @@ pub fn read_documents(
     profile: Option<&str>,
 ) -> Result<(Vec<Entry>, Vec<String>), Vec<String>> {
     let text = crate::error::without_bom(text);
+    if super::java::is_java(text) {
+        return super::java::read(text).map(|entries| (entries, Vec::new()));
+    }
     if super::is_properties(text) {
         return properties::read(text).map(|entries| (entries, Vec::new()));
     }

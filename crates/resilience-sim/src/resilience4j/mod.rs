@@ -41,6 +41,7 @@
 
 mod export;
 mod import;
+mod java;
 pub mod labs;
 pub mod properties;
 mod tick;
