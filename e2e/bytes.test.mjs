@@ -19,8 +19,8 @@ const CEILING_KB = {
   'retry-labs': 189,
   sandbox: 211,
   pool: 187,
-  brownout: 216,
-  checkout: 200,
+  brownout: 218,
+  checkout: 204,
 };
 const PAGES = [
   ...Array.from({ length: 13 }, (_, i) => `?demo=${i + 1}`),

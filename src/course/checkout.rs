@@ -557,17 +557,28 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let summary = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(permits_summary).unwrap_or_default())
     });
-    // The six runs depend on the order, the threads and the seed, not on the scenario.
-    let table_key = Memo::new(move |_| {
-        session.with(|s| CheckoutConfig {
-            scenario: CheckoutScenario::default(),
-            ..s.config().config.clone()
-        })
-    });
-    let rows = Memo::new(move |_| table_key.with(saga_rows));
+    // The six runs depend on the order, the threads and the seed, not on the scenario:
+    // kept for the settings they were made for.
+    let rows = StoredValue::new(None::<(CheckoutConfig, Vec<SagaRow>)>);
     let table = live_html(move || {
         let mut h = String::new();
-        session.with(|s| rows.with(|rows| saga_table_html(&s.config().config, rows, &mut h)));
+        session.with(|s| {
+            let config = &s.config().config;
+            let key = CheckoutConfig {
+                scenario: CheckoutScenario::default(),
+                ..config.clone()
+            };
+            rows.update_value(|rows| {
+                if rows.as_ref().is_none_or(|(made_for, _)| *made_for != key) {
+                    let made = saga_rows(&key);
+                    *rows = Some((key, made));
+                }
+            });
+            rows.with_value(|rows| {
+                let made = rows.as_ref().map_or(&[][..], |(_, made)| made.as_slice());
+                saga_table_html(config, made, &mut h);
+            });
+        });
         h
     });
     let counts = live_html(move || {
