@@ -67,7 +67,14 @@ test('Demo 10: the 404 storm replayed step by step opens a breaker that does not
   assert.equal(await state(page), 'OPEN');
   assert.equal(await page.getByTestId('sandbox-pending').textContent(), 'No scenario step waiting.');
   assert.ok(await page.getByTestId('sandbox-step').isDisabled());
+  // The replay over, the page says the fix and offers it; applied, the control and the
+  // link follow and the storm leaves the breaker CLOSED.
+  assert.match(await page.getByTestId('sandbox-fix-prompt').textContent(), /the breaker is OPEN\. The fix: ignore NotFoundException/);
   await screenshot(page, 'demo-10-phone-dark');
+  await press(page, 'sandbox-fix');
+  assert.equal(await state(page), 'CLOSED');
+  assert.equal(await page.getByTestId('lab-control-ignoreExceptions').inputValue(), 'NotFoundException');
+  assert.equal(await page.getByTestId('sandbox-fix-prompt').count(), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });

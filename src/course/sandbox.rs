@@ -56,6 +56,8 @@ pub enum Intent {
     Reset,
     EmptyCache,
     Load(SandboxScenario),
+    /// Apply the fix of the scenario just replayed.
+    Fix,
     Step,
     RunPending,
     /// Apply the claims typed in the form.
@@ -81,6 +83,7 @@ impl Intent {
             "reset" => Intent::Reset,
             "empty-cache" => Intent::EmptyCache,
             "load" => Intent::Load(SandboxScenario::from_name(arg)?),
+            "fix" => Intent::Fix,
             "step" => Intent::Step,
             "run-pending" => Intent::RunPending,
             "claims" => Intent::Claims,
@@ -184,6 +187,12 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
             s.load_scenario(scenario);
             Ok(())
         }
+        Intent::Fix => s
+            .apply_fix()
+            .map(|()| {
+                notes.note = "Fixed: the calls so far were played again with the fix.".to_string()
+            })
+            .map_err(|e| message::<SandboxSettings>(&e)),
         Intent::Step => s.step().map(|_| ()),
         Intent::RunPending => s.run_pending().map(|_| ()),
         Intent::Claims => claims(fields).and_then(|c| {
@@ -763,7 +772,7 @@ pub fn draw_fallback(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
         .raw(rung.label())
         .raw("</li>");
     }
-    h.raw("</ol><p data-testid=\"sandbox-rung\">");
+    h.raw("</ol><p class=\"help\">Two rules the ladder does not show. At its foot, each call fails open (the order goes on without the dependency) or fails closed (no payment without its fraud check): a business decision, written down with its owner. And no rung may call another dependency without its own timeout and breaker: that moves the outage, it does not end it.</p><p data-testid=\"sandbox-rung\">");
     match last {
         Some(rung) => h.raw("Last call answered by: ").raw(rung.label()).raw("."),
         None => h.raw("No call yet."),
@@ -848,7 +857,19 @@ pub fn draw_scenarios(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
         .raw(none)
         .raw(">Next step</button><button type=\"button\" class=\"secondary\" data-act=\"run-pending\" data-testid=\"sandbox-run-all\"")
         .raw(none)
-        .raw(">Run the rest</button></div></section>");
+        .raw(">Run the rest</button></div>");
+    // The replay is over and the misconfiguration still in place: say the fix, offer it.
+    if let Some(scenario) = s.fix_to_offer() {
+        let (_, _, words) = scenario.fix();
+        h.raw("<p class=\"fix-prompt\" data-testid=\"sandbox-fix-prompt\">After “")
+            .raw(scenario.label())
+            .raw("” the breaker is ")
+            .raw(s.state().as_str())
+            .raw(". The fix: ")
+            .raw(words)
+            .raw(".</p><button type=\"button\" data-act=\"fix\" data-testid=\"sandbox-fix\">Apply the fix and play the calls again</button>");
+    }
+    h.raw("</section>");
 }
 
 /// The settings the last claims gave, each next to its claim.
@@ -899,6 +920,34 @@ mod tests {
         let intent = Intent::parse(act).unwrap_or_else(|| panic!("{act} is no intent"));
         apply(s, intent, &Fields::default(), &mut notes);
         notes
+    }
+
+    /// A misconfiguration replayed to its end: the page says the fix and offers it; applied,
+    /// the 404 storm leaves the breaker CLOSED and the offer goes.
+    #[test]
+    fn a_replayed_misconfiguration_offers_its_fix() {
+        let mut s = BreakerSandbox::default();
+        press(&mut s, "load:notFoundStorm");
+        let mut h = String::new();
+        draw_scenarios(&s, &PageNotes::default(), &mut h);
+        assert!(
+            !h.contains("sandbox-fix"),
+            "not before the steps have run: {h}"
+        );
+        press(&mut s, "run-pending");
+        let mut h = String::new();
+        draw_scenarios(&s, &PageNotes::default(), &mut h);
+        assert!(
+            h.contains("the breaker is OPEN. The fix: ignore NotFoundException"),
+            "{h}"
+        );
+        assert!(h.contains("data-act=\"fix\""), "{h}");
+        let notes = press(&mut s, "fix");
+        assert!(notes.note.starts_with("Fixed:"), "{notes:?}");
+        assert_eq!(s.state(), State::Closed);
+        let mut h = String::new();
+        draw_scenarios(&s, &PageNotes::default(), &mut h);
+        assert!(!h.contains("sandbox-fix"), "{h}");
     }
 
     /// The default sequence, through the buttons' intents: 5 successes and 4

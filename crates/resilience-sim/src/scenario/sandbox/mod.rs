@@ -290,7 +290,12 @@ mod tests {
             .iter()
             .all(|r| r.rung == Rung::Answer && r.class == CallClass::Failure));
 
-        s.set_text("ignoreExceptions", "NotFoundException").unwrap();
+        // Every step run, the misconfiguration in place: the fix is offered, and applied
+        // it is the spec's (ignore the 404).
+        assert_eq!(s.fix_to_offer(), Some(SandboxScenario::NotFoundStorm));
+        s.apply_fix().unwrap();
+        assert_eq!(s.fix_to_offer(), None);
+        assert_eq!(s.config().ignore_exceptions.len(), 1);
         assert_eq!(s.state(), State::Closed);
         assert_eq!(
             s.rates(),
@@ -319,7 +324,9 @@ mod tests {
         let m = s.metrics();
         assert_eq!((m.buffered, m.slow, m.slow_call_rate), (10, 0, 0.0));
 
-        s.set_text("slowCallDurationThreshold", "1s").unwrap();
+        assert_eq!(s.fix_to_offer(), Some(SandboxScenario::SlowNeverTrips));
+        s.apply_fix().unwrap();
+        assert_eq!(s.config().slow_call_duration_threshold, 1_000);
         assert_eq!(s.state(), State::Open);
         let m = s.metrics();
         assert_eq!((m.buffered, m.slow, m.not_permitted), (10, 10, 2));

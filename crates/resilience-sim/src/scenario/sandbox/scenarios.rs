@@ -77,6 +77,34 @@ impl SandboxScenario {
         }
     }
 
+    /// The setting that fixes the misconfiguration (a control's name and its value as
+    /// typed), and the fix in words.
+    pub fn fix(self) -> (&'static str, &'static str, &'static str) {
+        match self {
+            SandboxScenario::NotFoundStorm => (
+                "ignoreExceptions",
+                "NotFoundException",
+                "ignore NotFoundException: a 404 is the dependency's answer, not its failure",
+            ),
+            SandboxScenario::SlowNeverTrips => (
+                "slowCallDurationThreshold",
+                "1s",
+                "set slowCallDurationThreshold to 1 s, below the 2 s these calls take",
+            ),
+        }
+    }
+
+    /// Whether `config` still has the scenario's misconfiguration.
+    pub fn misconfigured(self, config: &CircuitBreakerConfig) -> bool {
+        match self {
+            SandboxScenario::NotFoundStorm => config.ignore_exceptions.is_empty(),
+            SandboxScenario::SlowNeverTrips => {
+                config.slow_call_duration_threshold
+                    == CircuitBreakerConfig::default().slow_call_duration_threshold
+            }
+        }
+    }
+
     /// The sandbox's defaults with the scenario's misconfiguration.
     pub fn settings(self) -> SandboxSettings {
         let mut settings = SandboxSettings::default();

@@ -466,6 +466,24 @@ impl BreakerSandbox {
         self.scenario
     }
 
+    /// The scenario whose steps have all run with its misconfiguration still in place:
+    /// the moment to offer its fix.
+    pub fn fix_to_offer(&self) -> Option<SandboxScenario> {
+        self.scenario
+            .filter(|sc| self.pending.is_empty() && sc.misconfigured(self.config()))
+    }
+
+    /// Applies the fix of [`Self::fix_to_offer`]'s scenario: the session replays with it.
+    pub fn apply_fix(&mut self) -> Result<(), ConfigError> {
+        match self.fix_to_offer() {
+            Some(scenario) => {
+                let (name, value, _) = scenario.fix();
+                self.set_text(name, value)
+            }
+            None => Ok(()),
+        }
+    }
+
     /// Applies the next pending step; returns it, or `None` when nothing is pending. A
     /// refused step stays pending.
     pub fn step(&mut self) -> Result<Option<SandboxStep>, String> {
