@@ -45,16 +45,18 @@ fn install_tools() {
     );
     set(
         "read_for_tick",
-        Closure::<dyn Fn(String, JsValue) -> Result<JsValue, JsValue>>::new(
-            |t: String, tick: JsValue| exports::read_for_tick(&t, tick),
+        Closure::<dyn Fn(String, JsValue, String) -> Result<JsValue, JsValue>>::new(
+            |t: String, tick: JsValue, instance: String| {
+                exports::read_for_tick(&t, tick, &instance)
+            },
         )
         .into_js_value(),
     );
     set(
         "read_for_sandbox",
-        Closure::<dyn Fn(String) -> Result<JsValue, JsValue>>::new(|t: String| {
-            exports::read_for_sandbox(&t)
-        })
+        Closure::<dyn Fn(String, String) -> Result<JsValue, JsValue>>::new(
+            |t: String, instance: String| exports::read_for_sandbox(&t, &instance),
+        )
         .into_js_value(),
     );
     set(
