@@ -17,7 +17,7 @@ const TARGET = 150 * 1024;
 const CEILING_KB = {
   'tick-demos': 195,
   'retry-labs': 189,
-  sandbox: 211,
+  sandbox: 213,
   pool: 187,
   brownout: 218,
   checkout: 204,
