@@ -95,11 +95,7 @@ pub mod exports {
     /// (empty: those named `recommendations`, else the only one): a [`TickImport`].
     pub fn read_for_tick(text: &str, tick: JsValue, instance: &str) -> Result<JsValue, JsValue> {
         let tick: TickConfig = from_js(tick)?;
-        let name = if instance.is_empty() {
-            resilience4j::RECOMMENDATIONS
-        } else {
-            instance
-        };
+        let name = role(instance, resilience4j::RECOMMENDATIONS);
         let read: TickImport = match resilience4j::read_fragment(text, None) {
             Err(all) => Err(problems(all).into()),
             Ok(fragment) => resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
@@ -113,11 +109,7 @@ pub mod exports {
     /// circuit breaker named `instance` playing the sandbox's (empty: the one named
     /// `dependency`, else the only one): a [`SandboxImport`].
     pub fn read_for_sandbox(text: &str, instance: &str) -> Result<JsValue, JsValue> {
-        let name = if instance.is_empty() {
-            resilience4j::SANDBOX_INSTANCE
-        } else {
-            instance
-        };
+        let name = role(instance, resilience4j::SANDBOX_INSTANCE);
         let read: SandboxImport = match resilience4j::read_fragment(text, None) {
             Err(all) => Err(problems(all).into()),
             Ok(fragment) => {
@@ -132,6 +124,16 @@ pub mod exports {
             }
         };
         to_js(&read)
+    }
+
+    /// The instance name that plays the page's dependency: the learner's choice, else the
+    /// page's own name.
+    fn role<'a>(chosen: &'a str, page_s: &'a str) -> &'a str {
+        if chosen.is_empty() {
+            page_s
+        } else {
+            chosen
+        }
     }
 
     /// The refusal of a fragment that was read: its problems, and the names of the

@@ -17,7 +17,10 @@
 
 use std::collections::BTreeMap;
 
-use super::{cat, int, Entry};
+// The Spring name of a builder method is the import's name of a camelCase field
+// (`slidingWindowSize` -> `sliding-window-size`).
+use super::import::kebab;
+use super::{cat, int, on_line, Entry};
 
 /// Whether `text` is Java builder code rather than YAML or `.properties`.
 pub fn is_java(text: &str) -> bool {
@@ -75,7 +78,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
                 break;
             };
             let Some(close) = closing(arguments) else {
-                problems.push(on_line(text, rest, "a builder call is not closed"));
+                problems.push(on_line(line_of(text, rest), "a builder call is not closed"));
                 break;
             };
             let argument = arguments[..close].trim();
@@ -95,16 +98,17 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
                         });
                     }
                 }
-                Err(why) => problems.push(cat(&[
-                    "line ",
-                    &int(line as u64),
-                    ": .",
-                    method,
-                    "(",
-                    &crate::error::excerpt(argument),
-                    "): ",
-                    &why,
-                ])),
+                Err(why) => problems.push(on_line(
+                    line,
+                    &cat(&[
+                        ".",
+                        method,
+                        "(",
+                        &crate::error::excerpt(argument),
+                        "): ",
+                        &why,
+                    ]),
+                )),
             }
             rest = offset;
         }
@@ -186,24 +190,6 @@ fn closing(text: &str) -> Option<usize> {
 
 fn line_of(text: &str, at: usize) -> usize {
     text[..at].matches('\n').count() + 1
-}
-
-fn on_line(text: &str, at: usize, message: &str) -> String {
-    cat(&["line ", &int(line_of(text, at) as u64), ": ", message])
-}
-
-/// The Spring name of a builder method: `slidingWindowSize` -> `sliding-window-size`.
-fn kebab(method: &str) -> String {
-    let mut out = String::new();
-    for c in method.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('-');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// The settings one builder call makes: usually one, several for a list of classes or an
