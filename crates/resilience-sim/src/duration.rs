@@ -99,6 +99,46 @@ pub mod serde_opt_millis {
     }
 }
 
+/// Serde adapter for a duration kept in nanoseconds (the rate limiter's periods):
+/// a number is milliseconds, as everywhere else; a string is a Spring Boot duration to the
+/// nanosecond (`"500ns"`, `"10us"`, `"1ms"`, `"5s"`, `"PT0.5S"`). Written back as the
+/// shortest exact string (`"500ns"`, `"5s"`).
+pub mod serde_nanos {
+    use super::*;
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Raw {
+        Number(u64),
+        Text(String),
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<u64, D::Error> {
+        match Raw::deserialize(d)? {
+            Raw::Number(ms) => ms.checked_mul(1_000_000).ok_or_else(|| {
+                serde::de::Error::custom(format!("{ms} ms is too large (past 2^64 ns)"))
+            }),
+            Raw::Text(t) => crate::resilience4j::parse_spring_duration_nanos(&t)
+                .map_err(serde::de::Error::custom),
+        }
+    }
+
+    pub fn serialize<S: Serializer>(nanos: &u64, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&format_nanos(*nanos))
+    }
+}
+
+/// Formats nanoseconds the shortest exact way: `500ns`, `10us`, `800ms`, `5s`, `2m`.
+pub fn format_nanos(nanos: u64) -> String {
+    if nanos.is_multiple_of(1_000_000) {
+        format_duration(nanos / 1_000_000)
+    } else if nanos.is_multiple_of(1_000) {
+        format!("{}us", nanos / 1_000)
+    } else {
+        format!("{nanos}ns")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +152,18 @@ mod tests {
         assert!(parse_duration("fast").is_err());
         assert!(parse_duration("5 parsecs").is_err());
         assert!(parse_duration("99999999999999999999s").is_err());
+    }
+
+    #[test]
+    fn nanosecond_durations_round_trip() {
+        for nanos in [0, 1, 500, 1_000, 10_000, 1_500_000, 5_000_000_000] {
+            assert_eq!(
+                crate::resilience4j::parse_spring_duration_nanos(&format_nanos(nanos)),
+                Ok(nanos)
+            );
+        }
+        assert_eq!(format_nanos(500), "500ns");
+        assert_eq!(format_nanos(5_000_000_000), "5s");
     }
 
     #[test]

@@ -48,19 +48,32 @@ resilience4j:
 ";
 
 #[test]
-fn a_rate_limiter_and_actuator_settings_are_listed_not_refused() {
+fn a_rate_limiter_is_read_and_actuator_settings_are_listed_not_refused() {
     let fragment = read_fragment(EVERY_POLICY, None).unwrap_or_else(|e| panic!("{e:#?}"));
-    assert_eq!(fragment.instances.len(), 3, "breaker, retry, bulkhead");
+    assert_eq!(
+        fragment.instances.len(),
+        4,
+        "breaker, retry, rate limiter, bulkhead"
+    );
     let cb = breaker(&fragment, "productService");
     assert_eq!(cb.failure_rate_threshold, 80.0);
     assert_eq!(cb.minimum_number_of_calls, 5);
     assert_eq!(cb.wait_duration_in_open_state, 20_000);
+    let limiter = fragment
+        .instances
+        .iter()
+        .find_map(|i| match &i.config {
+            PolicyConfig::RateLimiter(c) => Some(c.clone()),
+            _ => None,
+        })
+        .expect("the rate limiter");
+    assert_eq!(limiter.limit_for_period, 5);
+    assert_eq!(limiter.limit_refresh_period, 1_000_000_000, "1s in nanoseconds");
+    // Not in the file: Resilience4j's default timeout, 5 s.
+    assert_eq!(limiter.timeout_duration, 5_000_000_000);
     assert_eq!(
         fragment.not_read,
-        [
-            "resilience4j.ratelimiter: not read (the simulation has no model of it yet)",
-            "not Resilience4j settings, not read: management",
-        ]
+        ["not Resilience4j settings, not read: management"]
     );
 }
 

@@ -17,7 +17,7 @@ use resilience_sim::scenario::lab_session::{LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
 use resilience_sim::scenario::sandbox::SandboxSettings;
-use resilience_sim::scenario::{breaker_script, catalogue, Format, Scenario};
+use resilience_sim::scenario::{breaker_script, catalogue, scripts, Format, Scenario};
 
 #[derive(Parser)]
 #[command(
@@ -78,6 +78,27 @@ enum Command {
         #[arg(long, value_name = "NAME", requires = "resilience4j")]
         profile: Option<String>,
     },
+    /// Drive one rate limiter (AtomicRateLimiter) by a JSON script; one JSON line per step.
+    Ratelimiter {
+        file: String,
+        /// A Resilience4j fragment whose rate limiter replaces the script's config.
+        #[arg(long, value_name = "FRAGMENT")]
+        resilience4j: Option<String>,
+        /// Which of the fragment's ratelimiter instances (needed when it has several).
+        #[arg(long, value_name = "NAME", requires = "resilience4j")]
+        instance: Option<String>,
+        /// The Spring profile whose documents of the fragment are read too.
+        #[arg(long, value_name = "NAME", requires = "resilience4j")]
+        profile: Option<String>,
+    },
+    /// Drive one retry by a JSON script of calls and their outcomes; one JSON line per step.
+    Retry { file: String },
+    /// Drive one semaphore bulkhead by a JSON script; one JSON line per step.
+    Bulkhead { file: String },
+    /// Drive one thread-pool bulkhead by a JSON script; one JSON line per step.
+    ThreadPoolBulkhead { file: String },
+    /// Drive one time limiter by a JSON script of calls; one JSON line per step.
+    Timelimiter { file: String },
     /// Run a lab and print its chart data as one JSON object. Its controls are those of
     /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
     /// lists them.
@@ -213,38 +234,12 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 breaker_script::parse_breaker_script(&text).map_err(|e| format!("{file}: {e}"))?;
             if let Some(fragment) = resilience4j {
                 let instances = fragment_instances(&fragment, profile.as_deref())?;
-                let breakers: Vec<&r4j::Instance> = instances
-                    .iter()
-                    .filter(|i| matches!(i.config, r4j::PolicyConfig::CircuitBreaker(_)))
-                    .collect();
-                let names = || {
-                    breakers
-                        .iter()
-                        .map(|i| i.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                };
-                let chosen = match (&instance, breakers.as_slice()) {
-                    (Some(name), _) => breakers.iter().find(|i| &i.name == name).ok_or_else(|| {
-                        format!(
-                            "{fragment}: no circuitbreaker instance “{}” (it has: {})",
-                            one_line(&resilience_sim::error::excerpt(name)),
-                            names()
-                        )
-                    })?,
-                    (None, [only]) => only,
-                    (None, []) => {
-                        return Err(format!(
-                            "{fragment}: the fragment has no circuitbreaker instance"
-                        ))
-                    }
-                    (None, _) => {
-                        return Err(format!(
-                            "{fragment}: the fragment has several circuitbreaker instances ({}): choose one with --instance NAME",
-                            names()
-                        ))
-                    }
-                };
+                let chosen = choose_instance(
+                    &instances,
+                    r4j::Kind::CircuitBreaker,
+                    instance.as_deref(),
+                    &fragment,
+                )?;
                 if let r4j::PolicyConfig::CircuitBreaker(config) = &chosen.config {
                     script.config = config.clone();
                 }
@@ -256,6 +251,37 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 .map(|r| serde_json::to_string(r).map_err(|e| e.to_string()))
                 .collect()
         }
+        Command::Ratelimiter {
+            file,
+            resilience4j,
+            instance,
+            profile,
+        } => {
+            let text = read(&file, scripts::MAX_SCRIPT_BYTES)?;
+            let mut script: scripts::rate_limiter::RateLimiterScript =
+                scripts::parse(&text, "rate limiter script").map_err(|e| format!("{file}: {e}"))?;
+            if let Some(fragment) = resilience4j {
+                let instances = fragment_instances(&fragment, profile.as_deref())?;
+                let chosen = choose_instance(
+                    &instances,
+                    r4j::Kind::RateLimiter,
+                    instance.as_deref(),
+                    &fragment,
+                )?;
+                if let r4j::PolicyConfig::RateLimiter(config) = &chosen.config {
+                    script.config = config.clone();
+                }
+            }
+            let reports = scripts::rate_limiter::run_rate_limiter_script(&script)
+                .map_err(|e| format!("{file}: invalid rate limiter script: {e}"))?;
+            scripts::json_lines(&reports)
+        }
+        Command::Retry { file } => policy_script(&file, scripts::retry::run_text),
+        Command::Bulkhead { file } => policy_script(&file, scripts::bulkhead::run_text),
+        Command::ThreadPoolBulkhead { file } => {
+            policy_script(&file, scripts::bulkhead::run_thread_pool_text)
+        }
+        Command::Timelimiter { file } => policy_script(&file, scripts::time_limiter::run_text),
         Command::Lab { lab, controls } => match lab.as_str() {
             "amplification" => {
                 let (mut pairs, mut policy) =
@@ -300,6 +326,57 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
             )),
         },
     }
+}
+
+/// The fragment's instance of `kind` named `name`, else its only one; an error names the
+/// fragment and what it has.
+fn choose_instance<'a>(
+    instances: &'a [r4j::Instance],
+    kind: r4j::Kind,
+    name: Option<&str>,
+    fragment: &str,
+) -> Result<&'a r4j::Instance, String> {
+    let section = kind.section();
+    let of_kind: Vec<&r4j::Instance> = instances
+        .iter()
+        .filter(|i| i.config.kind() == kind)
+        .collect();
+    let names = || {
+        of_kind
+            .iter()
+            .map(|i| i.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    match (name, of_kind.as_slice()) {
+        (Some(name), _) => of_kind
+            .iter()
+            .find(|i| i.name == name)
+            .copied()
+            .ok_or_else(|| {
+                format!(
+                    "{fragment}: no {section} instance “{}” (it has: {})",
+                    one_line(&resilience_sim::error::excerpt(name)),
+                    names()
+                )
+            }),
+        (None, [only]) => Ok(only),
+        (None, []) => Err(format!("{fragment}: the fragment has no {section} instance")),
+        (None, _) => Err(format!(
+            "{fragment}: the fragment has several {section} instances ({}): choose one with --instance NAME",
+            names()
+        )),
+    }
+}
+
+/// Reads a policy script (at most [`scripts::MAX_SCRIPT_BYTES`]) and runs it; an error
+/// names the file.
+fn policy_script(
+    file: &str,
+    run: fn(&str) -> Result<Vec<String>, String>,
+) -> Result<Vec<String>, String> {
+    let text = read(file, scripts::MAX_SCRIPT_BYTES)?;
+    run(&text).map_err(|e| format!("{file}: {e}"))
 }
 
 /// A fragment's instances; the first problem is the error (one line, with its line number).

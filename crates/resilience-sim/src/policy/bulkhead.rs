@@ -143,13 +143,19 @@ impl SemaphoreBulkhead {
 
     /// Asks for a permit at `now` (Resilience4j `tryAcquirePermission`).
     pub fn try_acquire(&mut self, now: Millis) -> Admission {
+        self.try_acquire_waiting_at_most(now, self.config.max_wait_duration)
+    }
+
+    /// [`try_acquire`](Self::try_acquire) by a caller that waits at most `max_wait` (a
+    /// script's caller with its own wait; the models use the config's).
+    pub fn try_acquire_waiting_at_most(&mut self, now: Millis, max_wait: Millis) -> Admission {
         self.retire_expired(now);
         if self.waiters.is_empty() && self.in_use < self.config.max_concurrent_calls {
             self.in_use += 1;
             self.permitted_calls += 1;
             return Admission::Permitted;
         }
-        if self.config.max_wait_duration == 0 {
+        if max_wait == 0 {
             self.rejected_calls += 1;
             return Admission::Rejected;
         }
@@ -157,7 +163,7 @@ impl SemaphoreBulkhead {
         self.next_waiter += 1;
         self.waiters.push_back(Waiter {
             id,
-            deadline: now.saturating_add(self.config.max_wait_duration),
+            deadline: now.saturating_add(max_wait),
         });
         Admission::Waiting(id)
     }

@@ -7,5 +7,6 @@ pub mod bulkhead;
 pub mod circuit_breaker;
 pub mod decorators;
 pub mod fallback;
+pub mod rate_limiter;
 pub mod retry;
 pub mod time_limiter;

@@ -117,6 +117,19 @@ impl TimeLimiterConfig {
     }
 }
 
+/// The events a time limiter publishes (`TimeLimiterEvent.Type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+pub enum TimeLimiterEventType {
+    /// The call answered in time.
+    Success,
+    /// `onError` with a `TimeoutException`: the limiter's own, or one the call threw
+    /// (`TimeLimiterImpl.onError` tests `instanceof TimeoutException`).
+    Timeout,
+    /// `onError` with any other exception the call threw in time.
+    Error,
+}
+
 /// Who stops and what is freed when a timeout fires.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]

@@ -8,7 +8,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
-use crate::duration::format_duration;
+use crate::duration::{format_duration, format_nanos};
 use crate::policy::circuit_breaker::{OpenWaitFunction, State};
 use crate::policy::retry::IntervalFunction;
 use crate::Millis;
@@ -20,6 +20,8 @@ enum Val<'a> {
     Bool(bool),
     Word(&'static str),
     Ms(Millis),
+    /// Nanoseconds (the rate limiter's periods).
+    Ns(u64),
     /// A `float` (the rates).
     Rate(f32),
     /// A `double` (a multiplier, a factor).
@@ -129,6 +131,11 @@ fn settings(config: &PolicyConfig) -> Vec<(&'static str, Val<'_>)> {
             ("timeout-duration", Ms(c.timeout_duration)),
             ("cancel-running-future", Bool(c.cancel_running_future)),
         ]),
+        PolicyConfig::RateLimiter(c) => out.extend([
+            ("limit-for-period", Int(c.limit_for_period)),
+            ("limit-refresh-period", Ns(c.limit_refresh_period)),
+            ("timeout-duration", Ns(c.timeout_duration)),
+        ]),
     }
     out
 }
@@ -175,6 +182,7 @@ fn text(value: Val) -> String {
         Bool(b) => b.to_string(),
         Word(w) => w.to_string(),
         Ms(ms) => format_duration(ms),
+        Ns(ns) => format_nanos(ns),
         Rate(v) => v.to_string(),
         Num(v) => v.to_string(),
         Classes(_) => String::new(),
@@ -336,12 +344,13 @@ pub fn to_properties(instances: &[Instance]) -> String {
 // ---------------------------------------------------------------------------------------
 
 /// Each kind's Resilience4j package and class (less `Config`).
-const JAVA: [(&str, &str); 5] = [
+const JAVA: [(&str, &str); 6] = [
     ("circuitbreaker", "CircuitBreaker"),
     ("bulkhead", "Bulkhead"),
     ("bulkhead", "ThreadPoolBulkhead"),
     ("retry", "Retry"),
     ("timelimiter", "TimeLimiter"),
+    ("ratelimiter", "RateLimiter"),
 ];
 
 const JAVA_KEYWORDS: [&str; 20] = [
@@ -485,6 +494,14 @@ fn java_value(value: Val, classes: &JavaClasses, imports: &mut BTreeSet<String>)
         Ms(ms) => {
             imports.insert("java.time.Duration".to_string());
             java_duration(ms)
+        }
+        Ns(ns) if !ns.is_multiple_of(1_000_000) => {
+            imports.insert("java.time.Duration".to_string());
+            cat(&["Duration.ofNanos(", &int(ns), ")"])
+        }
+        Ns(ns) => {
+            imports.insert("java.time.Duration".to_string());
+            java_duration(ns / 1_000_000)
         }
         Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => super::signed(v as i64),
         Rate(v) => format!("{v}f"),

@@ -32,6 +32,7 @@ use crate::policy::circuit_breaker::{
 };
 use crate::policy::retry::interval::{DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
 use crate::policy::retry::{IntervalFunction, RetryConfig};
+use crate::policy::rate_limiter::RateLimiterConfig;
 use crate::policy::time_limiter::TimeLimiterConfig;
 use crate::Millis;
 
@@ -198,10 +199,6 @@ pub fn resolve_placeholders(value: &str) -> Result<String, String> {
     Ok(out)
 }
 
-/// Resilience4j's sections the simulation does not model: skipped and listed, never a
-/// reason to refuse a real `application.yml`.
-const UNMODELLED: [&str; 1] = ["ratelimiter"];
-
 /// How a setting's value is read and checked.
 #[derive(Debug, Clone, Copy, PartialEq)]
 enum Ty {
@@ -211,6 +208,8 @@ enum Ty {
     Int(i64),
     /// A duration of at least this many milliseconds.
     Duration(Millis),
+    /// A duration of at least this many nanoseconds (the rate limiter's periods).
+    Nanos(u64),
     /// A number above 0.
     Multiplier,
     /// A number from 0 up to, not including, 1.
@@ -311,6 +310,18 @@ const TIME_LIMITER: &[(&str, Ty)] = &[
     ("event-consumer-buffer-size", Ty::InertInt(1)),
 ];
 
+const RATE_LIMITER: &[(&str, Ty)] = &[
+    ("limit-for-period", Ty::Int(1)),
+    ("limit-refresh-period", Ty::Nanos(1)),
+    ("timeout-duration", Ty::Nanos(0)),
+    ("base-config", Ty::BaseConfig),
+    ("writable-stack-trace-enabled", Ty::InertBool),
+    ("register-health-indicator", Ty::InertBool),
+    ("allow-health-indicator-to-fail", Ty::InertBool),
+    ("subscribe-for-events", Ty::InertBool),
+    ("event-consumer-buffer-size", Ty::InertInt(1)),
+];
+
 fn settings(kind: Kind) -> &'static [(&'static str, Ty)] {
     match kind {
         Kind::CircuitBreaker => CIRCUIT_BREAKER,
@@ -318,6 +329,7 @@ fn settings(kind: Kind) -> &'static [(&'static str, Ty)] {
         Kind::ThreadPoolBulkhead => THREAD_POOL_BULKHEAD,
         Kind::Retry => RETRY,
         Kind::TimeLimiter => TIME_LIMITER,
+        Kind::RateLimiter => RATE_LIMITER,
     }
 }
 
@@ -327,6 +339,7 @@ enum Val {
     Int(i64),
     Float(f64),
     Ms(Millis),
+    Ns(u64),
     Bool(bool),
     Word(String),
     Classes(Vec<String>),
@@ -371,6 +384,12 @@ impl Layer {
     fn ms(&self, key: &str) -> Option<Millis> {
         match self.get(key)?.val {
             Val::Ms(ms) => Some(ms),
+            _ => None,
+        }
+    }
+    fn nanos(&self, key: &str) -> Option<u64> {
+        match self.get(key)?.val {
+            Val::Ns(ns) => Some(ns),
             _ => None,
         }
     }
@@ -424,7 +443,6 @@ pub fn instances_and_not_read(
     let mut layers: Vec<Layer> = Vec::new();
     let mut found = false;
     let mut other_sections: Vec<String> = Vec::new();
-    let mut unmodelled: Vec<String> = Vec::new();
     for entry in entries {
         let Some(segments) = split_path(&entry.key) else {
             problems.push((entry.line, cat(&[&entry.key, ": not a property name"])));
@@ -438,16 +456,6 @@ pub fn instances_and_not_read(
             continue;
         }
         found = true;
-        if let Some(section) = segments
-            .get(1)
-            .filter(|s| UNMODELLED.contains(&canonical(s).as_str()))
-        {
-            let section = cat(&["resilience4j.", section]);
-            if !unmodelled.contains(&section) {
-                unmodelled.push(section);
-            }
-            continue;
-        }
         let resolved = match resolve_placeholders(&entry.value) {
             Ok(value) => Entry {
                 value,
@@ -461,12 +469,6 @@ pub fn instances_and_not_read(
         if let Err(message) = place(&resolved, &segments, &mut layers) {
             problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
         }
-    }
-    for section in unmodelled {
-        not_read.push(cat(&[
-            &section,
-            ": not read (the simulation has no model of it yet)",
-        ]));
     }
     if !other_sections.is_empty() {
         not_read.push(cat(&[
@@ -518,7 +520,7 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
         return Ok(());
     }
     let section = segments.get(1).ok_or(
-        "expected a policy under it (circuitbreaker, bulkhead, thread-pool-bulkhead, retry or timelimiter)",
+        "expected a policy under it (circuitbreaker, bulkhead, thread-pool-bulkhead, retry, timelimiter or ratelimiter)",
     )?;
     let kind = match canonical(section).as_str() {
         "circuitbreaker" => Kind::CircuitBreaker,
@@ -526,6 +528,7 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
         "threadpoolbulkhead" => Kind::ThreadPoolBulkhead,
         "retry" => Kind::Retry,
         "timelimiter" => Kind::TimeLimiter,
+        "ratelimiter" => Kind::RateLimiter,
         "scheduled" | "micrometer" => return Ok(()),
         _ => {
             let names = Kind::ALL.map(Kind::section);
@@ -538,6 +541,8 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
     let group = segments.get(2).map(|g| canonical(g));
     let config = match group.as_deref() {
         Some("instances" | "backends") => false,
+        // `CommonRateLimiterConfigurationProperties.getLimiters()` is its instances again.
+        Some("limiters") if kind == Kind::RateLimiter => false,
         Some("configs") => true,
         Some("tags") => return Ok(()),
         Some(g) if g.ends_with("aspectorder") => return Ok(()),
@@ -771,6 +776,16 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
             }
             Val::Ms(ms)
         }
+        Ty::Nanos(min) => {
+            let ns = super::parse_spring_duration_nanos(text)?;
+            if ns < min {
+                return Err(must(&cat(&["at least ", &int(min), " ns,"]), text));
+            }
+            if ns > i64::MAX as u64 {
+                return Err(quote(text, "is too long"));
+            }
+            Val::Ns(ns)
+        }
         Ty::Multiplier => {
             let v = number()?;
             if v <= 0.0 {
@@ -936,6 +951,7 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
             ..RetryConfig::default()
         }),
         Kind::TimeLimiter => PolicyConfig::TimeLimiter(TimeLimiterConfig::default()),
+        Kind::RateLimiter => PolicyConfig::RateLimiter(RateLimiterConfig::default()),
     };
     for l in &layers {
         apply(&mut config, l, &mut notes)?;
@@ -973,6 +989,7 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
         PolicyConfig::ThreadPoolBulkhead(c) => c.validate(),
         PolicyConfig::Retry(c) => c.validate(),
         PolicyConfig::TimeLimiter(c) => c.validate(),
+        PolicyConfig::RateLimiter(c) => c.validate(),
     };
     if let Err(e) = checked {
         return Err(locate(&e, layer, &layers));
@@ -1265,6 +1282,17 @@ fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Resul
             }
             if let Some(v) = l.flag("cancel-running-future") {
                 c.cancel_running_future = v;
+            }
+        }
+        PolicyConfig::RateLimiter(c) => {
+            if let Some(v) = l.int("limit-for-period") {
+                c.limit_for_period = v as u32;
+            }
+            if let Some(v) = l.nanos("limit-refresh-period") {
+                c.limit_refresh_period = v;
+            }
+            if let Some(v) = l.nanos("timeout-duration") {
+                c.timeout_duration = v;
             }
         }
     }

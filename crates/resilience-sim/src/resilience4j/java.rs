@@ -271,6 +271,7 @@ fn duration(argument: &str) -> Option<String> {
         return None;
     }
     let suffix = match unit {
+        "Nanos" => "ns",
         "Millis" => "ms",
         "Seconds" => "s",
         "Minutes" => "m",

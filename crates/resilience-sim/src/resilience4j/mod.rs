@@ -50,6 +50,7 @@ pub mod yaml;
 use crate::exceptions;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::CircuitBreakerConfig;
+use crate::policy::rate_limiter::RateLimiterConfig;
 use crate::policy::retry::RetryConfig;
 use crate::policy::time_limiter::TimeLimiterConfig;
 use crate::Millis;
@@ -78,9 +79,10 @@ pub enum PolicyConfig {
     ThreadPoolBulkhead(ThreadPoolBulkheadConfig),
     Retry(RetryConfig),
     TimeLimiter(TimeLimiterConfig),
+    RateLimiter(RateLimiterConfig),
 }
 
-/// The five kinds of policy, in the order a fragment lists them.
+/// The six kinds of policy, in the order a fragment lists them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Kind {
     CircuitBreaker,
@@ -88,15 +90,17 @@ pub enum Kind {
     ThreadPoolBulkhead,
     Retry,
     TimeLimiter,
+    RateLimiter,
 }
 
 impl Kind {
-    pub const ALL: [Kind; 5] = [
+    pub const ALL: [Kind; 6] = [
         Kind::CircuitBreaker,
         Kind::Bulkhead,
         Kind::ThreadPoolBulkhead,
         Kind::Retry,
         Kind::TimeLimiter,
+        Kind::RateLimiter,
     ];
 
     /// The Spring Boot prefix after `resilience4j.`.
@@ -107,6 +111,7 @@ impl Kind {
             Kind::ThreadPoolBulkhead => "thread-pool-bulkhead",
             Kind::Retry => "retry",
             Kind::TimeLimiter => "timelimiter",
+            Kind::RateLimiter => "ratelimiter",
         }
     }
 
@@ -118,6 +123,7 @@ impl Kind {
             Kind::ThreadPoolBulkhead => "thread-pool bulkhead",
             Kind::Retry => "retry",
             Kind::TimeLimiter => "time limiter",
+            Kind::RateLimiter => "rate limiter",
         }
     }
 }
@@ -130,6 +136,7 @@ impl PolicyConfig {
             PolicyConfig::ThreadPoolBulkhead(_) => Kind::ThreadPoolBulkhead,
             PolicyConfig::Retry(_) => Kind::Retry,
             PolicyConfig::TimeLimiter(_) => Kind::TimeLimiter,
+            PolicyConfig::RateLimiter(_) => Kind::RateLimiter,
         }
     }
 }
@@ -181,7 +188,7 @@ pub fn read(text: &str) -> Result<Vec<Instance>, Vec<String>> {
 }
 
 /// A fragment read: its instances, and one line for each part the simulation did not
-/// read (a profile's document, the `spring` or `management` sections, a rate limiter).
+/// read (a profile's document, the `spring` or `management` sections).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fragment {
     pub instances: Vec<Instance>,
@@ -337,6 +344,21 @@ pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
 /// (`PT10S`, `PT0.5S`, `P1DT2H`). The simulation counts whole milliseconds, so a
 /// negative duration or a fraction of a millisecond is refused.
 pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
+    let nanos = parse_spring_duration_nanos(text)?;
+    let text = text.trim();
+    if nanos % 1_000_000 != 0 {
+        return Err(quote(
+            text,
+            "is not a whole number of milliseconds (the simulation counts milliseconds)",
+        ));
+    }
+    Ok(nanos / 1_000_000)
+}
+
+/// [`parse_spring_duration`] to the nanosecond, for the one setting that needs it (the
+/// rate limiter's `limitRefreshPeriod`, 500 ns by default): any duration from 0 up to
+/// Java's `long` nanoseconds.
+pub fn parse_spring_duration_nanos(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let bad = || {
         quote(
@@ -380,16 +402,7 @@ pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
             value
         }
     };
-    if nanos < 0 {
-        return Err(quote(text, "is negative"));
-    }
-    if nanos % 1_000_000 != 0 {
-        return Err(quote(
-            text,
-            "is not a whole number of milliseconds (the simulation counts milliseconds)",
-        ));
-    }
-    u64::try_from(nanos / 1_000_000).map_err(|_| quote(text, "is too long"))
+    u64::try_from(nanos).map_err(|_| quote(text, "is negative"))
 }
 
 /// `java.time.Duration.parse`: `[+-]P[nD][T[nH][nM][n[.f]S]]`, each number signed.
