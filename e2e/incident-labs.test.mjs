@@ -277,32 +277,75 @@ test('Demo 10: time of one button press, median', async () => {
   await page.close();
 });
 
-// Demo 13: every scenario under both orders, as a learner would pick them; the figures the
-// page shows are the engine's (`resilience-sim lab checkout --scenario NAME`).
-test('Demo 13: every scenario, both orders; what each layer did, and the saga states', async () => {
+// Demo 13: every scenario under both old stacks (Resilience4j's order with a bulkhead each,
+// the breaker outside the retry with one shared bulkhead), as a learner would pick them;
+// the figures the page shows are the engine's (`resilience-sim lab checkout --scenario
+// NAME --order O --bulkheads B`).
+test('Demo 13: every scenario, both old stacks; what each layer did, and the saga states', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=13');
   await page.getByTestId('payment-stack').waitFor();
   const figures = {};
   for (const scenario of ['decline-storm', 'quoter-stall', 'connection-reset', 'lost-response', 'provider-timeouts', 'game-day']) {
-    for (const order of ['resilience4j', 'wrong']) {
+    for (const [order, bulkheads] of [['resilience4j', 'separate'], ['breaker-outside-retry', 'shared']]) {
       await page.getByTestId('lab-control-scenario').selectOption(scenario);
       await page.getByTestId('lab-control-order').selectOption(order);
+      await page.getByTestId('lab-control-bulkheads').selectOption(bulkheads);
+      await page.locator('[data-testid=saga-table] caption', { hasText: `order: ${order}; bulkheads: ${bulkheads};` }).waitFor();
       await page.locator('[data-testid=saga-table] tr.current th', { hasText: scenario }).waitFor();
       const row = await page.locator('[data-testid=saga-table] tr.current td').allTextContents();
-      figures[`${scenario} ${order}`] = row;
-      await screenshot(page, `demo-13-${scenario}-${order}`);
+      figures[`${scenario} ${order} ${bulkheads}`] = row;
+      await screenshot(page, `demo-13-${scenario}-${order}-${bulkheads}`);
     }
   }
   // The course's validation list, as the page shows it.
-  assert.deepEqual(figures['decline-storm resilience4j'], ['0', '100', '0', '0', '100', 'CLOSED']);
-  assert.equal(figures['quoter-stall resilience4j'][0], '600', 'a stalled quoter costs payment nothing');
-  assert.ok(Number(figures['quoter-stall wrong'][3]) > 100, 'a shared bulkhead loses captures');
-  assert.equal(figures['lost-response resilience4j'][2], figures['lost-response resilience4j'][4], 'one request per UNCERTAIN capture');
+  assert.deepEqual(figures['decline-storm resilience4j separate'], ['0', '100', '0', '0', '100', 'CLOSED']);
+  assert.equal(figures['quoter-stall resilience4j separate'][0], '600', 'a stalled quoter costs payment nothing');
+  assert.ok(Number(figures['quoter-stall breaker-outside-retry shared'][3]) > 100, 'a shared bulkhead loses captures');
+  assert.equal(figures['lost-response resilience4j separate'][2], figures['lost-response resilience4j separate'][4], 'one request per UNCERTAIN capture');
   // The breaker's end state, and when it first opened.
-  assert.match(figures['connection-reset resilience4j'][5], /^OPEN \(opened by \d+ s\)$/);
-  await page.waitForFunction(() => location.search === '?demo=13&scenario=game-day&order=wrong');
+  assert.match(figures['connection-reset resilience4j separate'][5], /^OPEN \(opened by \d+ s\)$/);
+  await page.waitForFunction(() => location.search === '?demo=13&scenario=game-day&order=breaker-outside-retry&bulkheads=shared');
   await mkdir(new URL('./results/', import.meta.url), { recursive: true });
   await writeFile(new URL('./results/checkout-scenarios.json', import.meta.url), JSON.stringify(figures, null, 2));
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// No bulkhead: on platform threads the stalled quotes take the request threads and
+// captures are given up (with the breaker outside the retry, which hears of the stall
+// late); on virtual threads no capture waits, and the quotes pile up instead.
+test('Demo 13: no bulkhead, platform or virtual threads; who waits for what', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 },
+    '?demo=13&scenario=quoter-stall&order=breaker-outside-retry&bulkheads=none');
+  await page.getByTestId('payment-stack').waitFor();
+  const stack = await page.getByTestId('payment-stack').textContent();
+  assert.match(stack, /CircuitBreaker\(Retry\(call\)\)/);
+  assert.doesNotMatch(stack, /Bulkhead/);
+  assert.match(stack, /No request thread came free within 1 s/);
+  const platform = await page.getByTestId('checkout-permits-summary').textContent();
+  assert.match(platform, /^No bulkhead, no permits: the chart shows the calls under way, at most \d+ captures and \d+ quotes at once; [1-9]\d* captures waited 1 s for one of the 40 request threads and were given up\.$/);
+  await screenshot(page, 'demo-13-quoter-stall-no-bulkhead-platform');
+  await page.getByTestId('lab-control-threads').selectOption('virtual');
+  await page.getByTestId('checkout-permits-summary').filter({ hasText: 'no capture waits for a thread' }).waitFor();
+  const quotes = Number((await page.getByTestId('checkout-permits-summary').textContent()).match(/ (\d+) quotes at once;/)[1]);
+  assert.ok(quotes > 10, `the quotes pile up past their 10 connections: ${quotes}`);
+  const row = await page.locator('[data-testid=saga-table] tr.current td').allTextContents();
+  assert.equal(row[0], '600', 'virtual threads: every capture');
+  await page.waitForFunction(() => location.search === '?demo=13&scenario=quoter-stall&order=breaker-outside-retry&bulkheads=none&threads=virtual');
+  await screenshot(page, 'demo-13-quoter-stall-no-bulkhead-virtual');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// An old link: `order=wrong` was the breaker outside the retry with one shared bulkhead.
+test('Demo 13: the old link ?demo=13&order=wrong opens as the two new choices', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=13&order=wrong');
+  await page.getByTestId('payment-stack').waitFor();
+  assert.equal(await page.getByTestId('lab-control-order').inputValue(), 'breaker-outside-retry');
+  assert.equal(await page.getByTestId('lab-control-bulkheads').inputValue(), 'shared');
+  assert.match(await page.getByTestId('payment-stack').textContent(), /CircuitBreaker\(Retry\(Bulkhead \(shared\)\(call\)\)\)/);
+  assert.equal((await page.getByTestId('lab-problems').textContent()).trim(), '');
+  await page.waitForFunction(() => location.search === '?demo=13&order=breaker-outside-retry&bulkheads=shared');
   assert.deepEqual(problems, []);
   await page.close();
 });

@@ -15,7 +15,8 @@ const INTERACTIONS = [
   [12, 'click', 'bo-step-0', ['bo-step-0', 'bo-step-1', 'bo-step-3', 'bo-step-2', 'bo-step-4']],
   [12, 'click', 'lab-control-retryBulkheadFull', []],
   [13, 'change', 'lab-control-scenario', ['decline-storm', 'quoter-stall', 'connection-reset', 'lost-response', 'provider-timeouts', 'game-day']],
-  [13, 'change', 'lab-control-order', ['resilience4j', 'wrong']],
+  [13, 'change', 'lab-control-order', ['resilience4j', 'breaker-outside-retry']],
+  [13, 'change', 'lab-control-bulkheads', ['separate', 'shared', 'none']],
   [11, 'change', 'lab-control-bulkhead', ['none', 'semaphore', 'thread-pool']],
   [11, 'input', 'lab-control-vendorSlowAtS', ['10', '30', '50', '20']],
 ];

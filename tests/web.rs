@@ -1093,7 +1093,9 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
     assert!(page
         .text("checkout-predict")
         .contains("quoter stops answering"));
-    page.choose("lab-control-order", "wrong").await;
+    page.choose("lab-control-order", "breaker-outside-retry")
+        .await;
+    page.choose("lab-control-bulkheads", "shared").await;
     let payment = page.text("payment-stack");
     assert!(payment.contains("BulkheadFullException"), "{payment}");
     assert!(
@@ -1101,6 +1103,56 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
         "{payment}"
     );
     assert!(page.text("checkout-counts").contains("shared bulkhead"));
+    // No bulkhead: no bulkhead layer and no permits; the chart shows the calls under way,
+    // and on platform threads the stalled quotes take the threads from the captures.
+    page.choose("lab-control-bulkheads", "none").await;
+    let payment = page.text("payment-stack");
+    assert!(payment.contains("CircuitBreaker(Retry(call))"), "{payment}");
+    assert!(!payment.contains("Bulkhead"), "{payment}");
+    assert!(
+        payment.contains("No request thread came free within 1 s"),
+        "{payment}"
+    );
+    let summary = page.text("checkout-permits-summary");
+    assert!(summary.starts_with("No bulkhead, no permits"), "{summary}");
+    assert!(!summary.contains(" 0 captures waited 1 s"), "{summary}");
+    assert!(page
+        .text("checkout-counts")
+        .contains("there is no bulkhead"));
+    // Virtual threads: no capture waits, the quotes pile up.
+    page.choose("lab-control-threads", "virtual").await;
+    let summary = page.text("checkout-permits-summary");
+    assert!(
+        summary.contains("no capture waits for a thread"),
+        "{summary}"
+    );
+    let caption = page.one("saga-table").text_content().unwrap_or_default();
+    assert!(
+        caption.contains("(order: breaker-outside-retry; bulkheads: none; threads: virtual)"),
+        "{caption}"
+    );
+    sleep(300).await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert_eq!(
+        search,
+        "?demo=13&scenario=quoter-stall&order=breaker-outside-retry&bulkheads=none&threads=virtual"
+    );
+    drop(page);
+    // The old link's `order=wrong` opens as the two choices it stood for.
+    let page = Page::open("demo=13&order=wrong").await;
+    let order: HtmlSelectElement = page.one("lab-control-order").unchecked_into();
+    let bulkheads: HtmlSelectElement = page.one("lab-control-bulkheads").unchecked_into();
+    assert_eq!(
+        (order.value(), bulkheads.value()),
+        ("breaker-outside-retry".to_string(), "shared".to_string())
+    );
+    assert!(page.text("lab-problems").trim().is_empty());
+    sleep(300).await;
+    let search = web_sys::window().unwrap().location().search().unwrap();
+    assert_eq!(
+        search,
+        "?demo=13&order=breaker-outside-retry&bulkheads=shared"
+    );
     drop(page);
     // A bad link value is named, and the page runs the spec's scenario.
     let page = Page::open("demo=13&scenario=meteor").await;

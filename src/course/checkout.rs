@@ -1,14 +1,15 @@
 //! Demo 13: payment and shipping. One call of each dependency travelling through its stack,
 //! layer by layer (the breaker's verdict, the bulkhead's permits, the provider's answer,
-//! the retry's decision and why); both bulkheads' permits side by side; the payment
-//! breaker's state diagram; the saga states of every scenario under the chosen order and
-//! threads. The engine computes every number; this module writes it as chart specs and
-//! HTML text.
+//! the retry's decision and why); both bulkheads' permits side by side, or with no
+//! bulkhead the calls under way; the payment breaker's state diagram; the saga states of
+//! every scenario under the chosen order, bulkheads and threads. The engine computes every
+//! number; this module writes it as chart specs and HTML text.
 
 use leptos::prelude::*;
 use resilience_sim::model::checkout::{
-    self, AttemptTrace, CallTrace, CheckoutConfig, CheckoutRun, CheckoutScenario, Dependency,
-    QuoteResult, SagaState, SagaTally, StackOrder, STALL_FROM_MS, STALL_UNTIL_MS,
+    self, AttemptTrace, Bulkheads, CallTrace, CheckoutConfig, CheckoutRun, CheckoutScenario,
+    Dependency, QuoteResult, SagaState, SagaTally, StackOrder, Threads, PLATFORM_THREADS,
+    STALL_FROM_MS, STALL_UNTIL_MS,
 };
 use resilience_sim::policy::circuit_breaker::State;
 use resilience_sim::scenario::catalogue::LabInfo;
@@ -31,10 +32,11 @@ pub fn telling_call(run: &CheckoutRun) -> u32 {
             .filter(|c| c.dependency == Dependency::Payment)
     };
     match run.scenario {
-        // The first capture a full bulkhead refused (the shared one), else the moment the
-        // first quote was refused, else two seconds into the stall.
+        // The first capture a full bulkhead refused (the shared one) or the shopper gave up
+        // on (no thread), else the moment the first quote was refused, else two seconds
+        // into the stall.
         CheckoutScenario::QuoterStall | CheckoutScenario::GameDay => payments()
-            .find(|c| c.attempts.iter().any(|a| a.rejected))
+            .find(|c| c.attempts.is_empty() || c.attempts.iter().any(|a| a.rejected))
             .map(|c| c.index)
             .or_else(|| {
                 run.calls
@@ -56,7 +58,7 @@ pub fn telling_call(run: &CheckoutRun) -> u32 {
 pub fn prediction(scenario: CheckoutScenario) -> &'static str {
     match scenario {
         CheckoutScenario::DeclineStorm => "100 cards are declined in 10 s. Does the payment breaker open? How many captures are retried?",
-        CheckoutScenario::QuoterStall => "The quoter stops answering for 30 s. How many payment permits does it take? How many captures are lost?",
+        CheckoutScenario::QuoterStall => "The quoter stops answering for 30 s. What does it take from payment? How many captures are lost?",
         CheckoutScenario::ConnectionReset => "The provider refuses every connection. How many requests does one capture make, and when does the breaker stop them?",
         CheckoutScenario::LostResponse => "The provider captures, but its answers are lost. How many requests per capture? What does the order say: captured, failed or something else?",
         CheckoutScenario::ProviderTimeouts => "The provider stops answering and drops each capture after our 800 ms read timeout. After how many captures does the breaker open, and how does this differ from lost answers?",
@@ -95,22 +97,21 @@ fn state_word(state: State) -> &'static str {
     state.as_str()
 }
 
-fn layer_names(order: StackOrder) -> [&'static str; 3] {
-    match order {
-        StackOrder::Resilience4j => ["Retry", "CircuitBreaker", "Bulkhead"],
-        StackOrder::Wrong => ["CircuitBreaker", "Retry", "Bulkhead (shared)"],
-    }
-}
-
 /// One attempt, as a list of what each layer did.
-fn attempt_html(run: &CheckoutRun, number: usize, a: &AttemptTrace, permits: u32, h: &mut String) {
+fn attempt_html(
+    run: &CheckoutRun,
+    number: usize,
+    a: &AttemptTrace,
+    permits: Option<u32>,
+    h: &mut String,
+) {
     h.raw("<li class=\"attempt\"><span class=\"attempt-head\">attempt ")
         .num(number as u64)
         .raw(" at ")
         .text(&seconds(a.at))
         .raw(" s")
         .raw("</span><ol class=\"layers\">");
-    let breaker = if run.order == StackOrder::Wrong && number > 1 {
+    let breaker = if run.order == StackOrder::BreakerOutsideRetry && number > 1 {
         "asked once, for the whole call"
     } else if a.permitted {
         "let it through"
@@ -122,7 +123,7 @@ fn attempt_html(run: &CheckoutRun, number: usize, a: &AttemptTrace, permits: u32
         .raw(") ")
         .raw(breaker)
         .raw("</li>");
-    if a.permitted {
+    if let (true, Some(permits)) = (a.permitted, permits) {
         h.raw("<li data-layer=\"bulkhead\"><b>Bulkhead</b> ");
         match (a.rejected, a.permits_left) {
             (true, _) => {
@@ -181,18 +182,33 @@ pub fn call_html(run: &CheckoutRun, c: &CallTrace, h: &mut String) {
         .text(&seconds(c.arrived))
         .raw(" s")
         .raw("</h3><p class=\"muted\">");
-    let [a, b, d] = layer_names(run.order);
-    h.raw(a)
-        .raw("(")
-        .raw(b)
-        .raw("(")
-        .raw(d)
-        .raw("(call)))</p><ol class=\"attempts\">");
+    // The layers in their order: `Retry(CircuitBreaker(Bulkhead(call)))`.
+    h.raw(match run.order {
+        StackOrder::Resilience4j => "Retry(CircuitBreaker(",
+        StackOrder::BreakerOutsideRetry => "CircuitBreaker(Retry(",
+    })
+    .raw(match run.bulkheads {
+        Bulkheads::Separate => "Bulkhead(call)",
+        Bulkheads::Shared => "Bulkhead (shared)(call)",
+        Bulkheads::None => "call",
+    })
+    .raw("))</p><ol class=\"attempts\">");
     for (i, attempt) in c.attempts.iter().enumerate() {
         attempt_html(run, i + 1, attempt, permits, h);
     }
+    // A call with no attempt never had a request thread: the shopper gave up.
+    let gave_up = c.attempts.is_empty();
+    if gave_up {
+        h.raw("<li>No request thread came free within 1 s: the shopper gave up.</li>");
+    }
     h.raw("</ol><p class=\"call-end\"><strong>");
     match (c.saga, c.quote) {
+        (Some(SagaState::NotSent), _) if gave_up => {
+            h.raw("NOT_SENT</strong>: never sent; the order can be paid later.");
+        }
+        (None, Some(QuoteResult::Estimate)) if gave_up => {
+            h.raw("Agreed estimate</strong>: shown by the shopper's page.");
+        }
         (Some(state), _) => {
             h.raw(state.name()).raw("</strong>: ").raw(match state {
                 SagaState::Captured => "the provider answered that it captured.",
@@ -221,8 +237,10 @@ pub fn call_html(run: &CheckoutRun, c: &CallTrace, h: &mut String) {
         .raw(")</span></p></section>");
 }
 
-/// The permits each bulkhead had left, second by second (the fewest during the second).
+/// The permits each bulkhead had left, second by second (the fewest during the second);
+/// with no bulkhead, the most calls of each dependency under way.
 pub fn permits_chart(run: &CheckoutRun) -> ChartSpec {
+    let none = run.bulkheads == Bulkheads::None;
     let line = |label: &str, tone, stroke, shipping: bool| Series {
         label: label.to_string(),
         tone,
@@ -231,10 +249,11 @@ pub fn permits_chart(run: &CheckoutRun) -> ChartSpec {
             .seconds
             .iter()
             .map(|s| {
+                // The permits, or without a bulkhead (no permits) the calls under way.
                 let v = if shipping {
-                    s.shipping_permits_min
+                    s.shipping_permits_min.unwrap_or(s.shipping_under_way_max)
                 } else {
-                    s.payment_permits_min
+                    s.payment_permits_min.unwrap_or(s.payment_under_way_max)
                 };
                 (f64::from(s.t_s), f64::from(v))
             })
@@ -244,19 +263,36 @@ pub fn permits_chart(run: &CheckoutRun) -> ChartSpec {
         run.scenario,
         CheckoutScenario::QuoterStall | CheckoutScenario::GameDay
     );
-    let (payment, shipping) = match run.order {
-        StackOrder::Resilience4j => ("payment's permits (of 20)", "shipping's permits (of 8)"),
-        StackOrder::Wrong => (
+    let (payment, shipping) = match run.bulkheads {
+        Bulkheads::Separate => ("payment's permits (of 20)", "shipping's permits (of 8)"),
+        Bulkheads::Shared => (
             "shared permits (of 20), seen by payment",
             "shared permits, seen by shipping",
         ),
+        Bulkheads::None => ("captures under way", "quotes under way"),
+    };
+    // What bounds the calls under way without a bulkhead: the threads, or the connections.
+    let reference = match run.threads {
+        Threads::Platform => (PLATFORM_THREADS, "40 request threads"),
+        Threads::Virtual => (10, "10 connections each"),
+    };
+    let top = match run.payment_permits {
+        Some(permits) => permits,
+        None => reference
+            .0
+            .max(run.payment.under_way_max)
+            .max(run.shipping.under_way_max),
     };
     ChartSpec {
         x_label: "time (s)",
-        y_label: "permits left",
+        y_label: if none {
+            "calls under way"
+        } else {
+            "permits left"
+        },
         x_min: 0.0,
         x_max: run.seconds.len() as f64,
-        y_max: f64::from(run.payment_permits.max(run.shipping_permits)) + 2.0,
+        y_max: f64::from(top) + 2.0,
         series: vec![
             line(payment, Tone::Blue, Stroke::Wide, false),
             line(shipping, Tone::Orange, Stroke::Dashed, true),
@@ -266,25 +302,38 @@ pub fn permits_chart(run: &CheckoutRun) -> ChartSpec {
             (STALL_UNTIL_MS / 1_000) as f64,
             "quoter stalled",
         )),
-        reference: None,
+        reference: none.then_some((f64::from(reference.0), reference.1)),
     }
 }
 
 /// The sentence under the permits chart.
 pub fn permits_summary(run: &CheckoutRun) -> String {
-    let low =
-        |f: fn(&checkout::CheckoutSecond) -> u32| run.seconds.iter().map(f).min().unwrap_or(0);
+    let low = |f: fn(&checkout::CheckoutSecond) -> Option<u32>| {
+        run.seconds.iter().filter_map(f).min().unwrap_or(0)
+    };
     let (p, s) = (
         low(|x| x.payment_permits_min),
         low(|x| x.shipping_permits_min),
     );
-    match run.order {
-        StackOrder::Resilience4j => format!(
+    match run.bulkheads {
+        Bulkheads::Separate => format!(
             "Payment never had fewer than {p} of its 20 permits; shipping went down to {s} of its 8. Separate bulkheads: what one dependency holds, the other does not lose."
         ),
-        StackOrder::Wrong => format!(
+        Bulkheads::Shared => format!(
             "One bulkhead of 20 for both: it went down to {} permits. Every permit a stalled quote holds is one payment cannot have.",
             p.min(s)
+        ),
+        Bulkheads::None => format!(
+            "No bulkhead, no permits: the chart shows the calls under way, at most {} captures and {} quotes at once; {}.",
+            run.payment.under_way_max,
+            run.shipping.under_way_max,
+            match run.threads {
+                Threads::Platform => format!(
+                    "{} captures waited 1 s for one of the 40 request threads and were given up",
+                    run.payment.no_thread
+                ),
+                Threads::Virtual => "no capture waits for a thread, but past its 10 connections a dependency's calls wait".to_string(),
+            }
         ),
     }
 }
@@ -385,8 +434,8 @@ pub struct SagaRow {
     pub breaker_open_by: Option<u32>,
 }
 
-/// The saga states of every scenario under `config`'s order, threads and seed: six runs,
-/// which a change of scenario alone does not redo.
+/// The saga states of every scenario under `config`'s order, bulkheads, threads and seed:
+/// six runs, which a change of scenario alone does not redo.
 pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
     CheckoutScenario::ALL
         .into_iter()
@@ -413,11 +462,13 @@ pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
 
 /// The saga table of `rows`, the row of `config`'s scenario marked.
 pub fn saga_table_html(config: &CheckoutConfig, rows: &[SagaRow], h: &mut String) {
-    h.raw("<div class=\"table-scroll\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (")
+    h.raw("<div class=\"table-scroll\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (order: ")
         .text(config.order.name())
-        .raw(" order, ")
+        .raw("; bulkheads: ")
+        .text(config.bulkheads.name())
+        .raw("; threads: ")
         .text(config.threads.name())
-        .raw(" threads)</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker at the end</th></tr></thead><tbody>");
+        .raw(")</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker at the end</th></tr></thead><tbody>");
     for row in rows {
         let saga = row.saga;
         h.raw(if row.scenario == config.scenario {
@@ -463,10 +514,14 @@ pub fn counts_html(run: &CheckoutRun, h: &mut String) {
         .raw(" calls (")
         .num(p.breaker_recorded_failures.into())
         .raw(" failures) and refused ")
-        .num(p.not_permitted.into())
-        .raw("; the bulkhead refused ")
-        .num(p.bulkhead_rejected.into())
-        .raw(". The provider captured ")
+        .num(p.not_permitted.into());
+    if run.bulkheads == Bulkheads::None {
+        h.raw("; there is no bulkhead");
+    } else {
+        h.raw("; the bulkhead refused ")
+            .num(p.bulkhead_rejected.into());
+    }
+    h.raw(". The provider captured ")
         .num(p.provider_captures.into())
         .raw(" times.</dd>");
     if p.saga.uncertain > 0 {
@@ -495,8 +550,14 @@ pub fn counts_html(run: &CheckoutRun, h: &mut String) {
         .num(run.quotes_from_digital.into())
         .raw(" quotes.</dd></dl><p>")
         .raw(match run.order {
-            StackOrder::Resilience4j => "Resilience4j's order: the retry is outside the breaker, so the breaker records every attempt and an open breaker stops the remaining attempts at once; each dependency has its own bulkhead.",
-            StackOrder::Wrong => "The wrong order: the breaker is outside the retry, so it records one outcome per call after all its attempts (a refusing provider gets twice the requests before the breaker opens), and its one shared bulkhead lets a stalled quoter take the permits payment needs, which payment's breaker then records as failures of a healthy provider.",
+            StackOrder::Resilience4j => "Resilience4j's order: the breaker records every attempt, and once open stops the remaining attempts at once.",
+            StackOrder::BreakerOutsideRetry => "The breaker outside the retry records one outcome per call: a refusing provider gets twice the requests before it opens.",
+        })
+        .raw(" ")
+        .raw(match run.bulkheads {
+            Bulkheads::Separate => "A bulkhead each: what a stalled quoter holds, payment does not lose.",
+            Bulkheads::Shared => "One shared bulkhead: a stalled quoter takes payment's permits, and payment's breaker counts the refusals as failures.",
+            Bulkheads::None => "No bulkhead: only the threads, or the connections, limit the calls to a stalled quoter.",
         })
         .raw("</p></div>");
 }
@@ -557,7 +618,8 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let summary = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(permits_summary).unwrap_or_default())
     });
-    // The six runs depend on the order, the threads and the seed, not on the scenario:
+    // The six runs depend on the order, the bulkheads, the threads and the seed, not on the
+    // scenario:
     // kept for the settings they were made for.
     let rows = StoredValue::new(None::<(CheckoutConfig, Vec<SagaRow>)>);
     let table = live_html(move || {
@@ -608,7 +670,7 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                 <div class="stacks" inner_html=stacks></div>
             </section>
             <Figure spec=spec summary=summary testid="checkout-permits"
-                title="Both bulkheads' permits, second by second." />
+                title="Permits left (calls under way with no bulkhead), second by second." />
             <section class="panel" aria-labelledby="breakers-heading">
                 <h2 id="breakers-heading">"The breakers"</h2>
                 <div inner_html=breaker></div>
@@ -677,7 +739,11 @@ mod tests {
         );
         assert!(table.contains("<td>OPEN (opened by "), "{table}");
 
-        let (_, wrong) = run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]);
+        let (_, wrong) = run_of(&[
+            ("scenario", "quoter-stall"),
+            ("order", "breaker-outside-retry"),
+            ("bulkheads", "shared"),
+        ]);
         assert!(permits_summary(&wrong).contains("went down to 0 permits"));
         let mut h = String::new();
         states_html(&wrong, &mut h);
@@ -685,5 +751,152 @@ mod tests {
         let mut h = String::new();
         counts_html(&wrong, &mut h);
         assert!(h.contains("shared bulkhead"), "{h}");
+        assert!(h.contains("one outcome per call"), "{h}");
+        // The old link's `order=wrong` is the same run.
+        assert_eq!(
+            run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]).1,
+            wrong
+        );
+    }
+
+    /// Every combination reads true: the layers in their order, a bulkhead layer only when
+    /// there is one, permits only when there are some.
+    #[test]
+    fn each_order_and_bulkheads_names_its_own_layers() {
+        for (order, bulkheads, layers) in [
+            (
+                "resilience4j",
+                "separate",
+                "Retry(CircuitBreaker(Bulkhead(call)))",
+            ),
+            (
+                "resilience4j",
+                "shared",
+                "Retry(CircuitBreaker(Bulkhead (shared)(call)))",
+            ),
+            ("resilience4j", "none", "Retry(CircuitBreaker(call))"),
+            (
+                "breaker-outside-retry",
+                "separate",
+                "CircuitBreaker(Retry(Bulkhead(call)))",
+            ),
+            (
+                "breaker-outside-retry",
+                "shared",
+                "CircuitBreaker(Retry(Bulkhead (shared)(call)))",
+            ),
+            (
+                "breaker-outside-retry",
+                "none",
+                "CircuitBreaker(Retry(call))",
+            ),
+        ] {
+            for threads in ["platform", "virtual"] {
+                let (config, run) = run_of(&[
+                    ("scenario", "quoter-stall"),
+                    ("order", order),
+                    ("bulkheads", bulkheads),
+                    ("threads", threads),
+                ]);
+                let index = telling_call(&run);
+                let mut h = String::new();
+                call_html(
+                    &run,
+                    call(&run, Dependency::Payment, index).unwrap(),
+                    &mut h,
+                );
+                if let Some(q) = quote_for(&run, index) {
+                    call_html(&run, q, &mut h);
+                }
+                assert!(h.contains(layers), "{order} {bulkheads}: {h}");
+                assert_eq!(
+                    h.contains("data-layer=\"bulkhead\""),
+                    bulkheads != "none",
+                    "{h}"
+                );
+                let chart = permits_chart(&run);
+                let summary = permits_summary(&run);
+                let mut counts = String::new();
+                counts_html(&run, &mut counts);
+                let mut table = String::new();
+                saga_table_html(&config, &saga_rows(&config), &mut table);
+                assert!(
+                    table.contains(&format!(
+                        "(order: {order}; bulkheads: {bulkheads}; threads: {threads})"
+                    )),
+                    "{table}"
+                );
+                if bulkheads == "none" {
+                    assert_eq!(chart.y_label, "calls under way");
+                    assert!(chart.series.iter().all(|s| !s.label.contains("permits")));
+                    assert!(summary.starts_with("No bulkhead, no permits"), "{summary}");
+                    assert!(counts.contains("there is no bulkhead"), "{counts}");
+                    assert!(!counts.contains("permit"), "{counts}");
+                } else {
+                    assert_eq!(chart.y_label, "permits left");
+                    assert!(chart.reference.is_none());
+                    assert!(!summary.contains("No bulkhead"));
+                }
+            }
+        }
+    }
+
+    /// No bulkhead, platform threads, the breaker outside the retry: a capture the shopper
+    /// gave up on is shown as such, with no layer; on virtual threads the pile-up is the
+    /// quoter's.
+    #[test]
+    fn without_a_bulkhead_the_page_shows_who_waits() {
+        let (_, run) = run_of(&[
+            ("scenario", "quoter-stall"),
+            ("order", "breaker-outside-retry"),
+            ("bulkheads", "none"),
+        ]);
+        let index = telling_call(&run);
+        let c = call(&run, Dependency::Payment, index).unwrap();
+        assert!(c.attempts.is_empty(), "the first capture given up: {c:?}");
+        let mut h = String::new();
+        call_html(&run, c, &mut h);
+        assert!(h.contains("No request thread came free within 1 s"), "{h}");
+        assert!(h.contains("<strong>NOT_SENT</strong>: never sent"), "{h}");
+        assert!(!h.contains("data-layer"), "{h}");
+        let summary = permits_summary(&run);
+        assert!(
+            summary.contains(&format!(
+                "{} captures waited 1 s for one of the 40 request threads and were given up",
+                run.payment.no_thread
+            )),
+            "{summary}"
+        );
+        assert!(run.payment.no_thread > 0);
+        let chart = permits_chart(&run);
+        assert_eq!(chart.reference, Some((40.0, "40 request threads")));
+
+        let (_, run) = run_of(&[
+            ("scenario", "quoter-stall"),
+            ("bulkheads", "none"),
+            ("threads", "virtual"),
+        ]);
+        let summary = permits_summary(&run);
+        assert!(
+            summary.contains("no capture waits for a thread"),
+            "{summary}"
+        );
+        let chart = permits_chart(&run);
+        assert_eq!(chart.reference, Some((10.0, "10 connections each")));
+        let quotes = chart.series[1]
+            .points
+            .iter()
+            .map(|p| p.1)
+            .fold(0.0, f64::max);
+        assert!(
+            quotes > 10.0,
+            "the quotes pile up past the connections: {quotes}"
+        );
+        let captures = chart.series[0]
+            .points
+            .iter()
+            .map(|p| p.1)
+            .fold(0.0, f64::max);
+        assert!(captures < 10.0, "{captures}");
     }
 }

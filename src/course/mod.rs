@@ -169,7 +169,7 @@ const BROWNOUT_TEXT: LabText = LabText {
 };
 
 const CHECKOUT_TEXT: LabText = LabText {
-    intro: "Checkout makes two calls. It captures the card with a payment provider, through a bulkhead of 20, a breaker (a window of the last 20 calls, judged from 10, opening at 50 % failures or 80 % calls over 800 ms) and a retry that tries a refused connection once more. It asks a shipping quoter for a price, through its own bulkhead of 8, breaker and retry. Every capture carries an idempotency key. Pick a scenario, predict, then look at one call layer by layer.",
+    intro: "Checkout makes two calls. It captures the card with a payment provider, through a breaker (a window of the last 20 calls, judged from 10, opening at 50 % failures or 80 % calls over 800 ms) and a retry that tries a refused connection once more. It asks a shipping quoter for a price, through its own breaker and retry. Bulkheads: payment 20 and shipping 8, one shared, or none. Every capture carries an idempotency key. Pick a scenario, predict, then look at one call layer by layer.",
     watch: "What each layer did with the call: did the breaker count it, did the bulkhead give a permit, what did the provider answer, did the retry try again, and why. Then the saga states of every scenario.",
     predict: "Each scenario comes with its question, under the title. Answer it before you read the run.",
     lessons: &[
@@ -177,7 +177,7 @@ const CHECKOUT_TEXT: LabText = LabText {
         "A read timeout on a capture is never retried: the provider may have captured. The saga records UNCERTAIN, keeps the seat and reconciles by the idempotency key. A connection that was never made may be retried, once.",
         "An open breaker and a full bulkhead mean the capture was NOT_SENT; they are inputs to the saga, not errors of the provider. No fallback ever says CAPTURED: only the provider's answer can.",
         "Give each dependency its own bulkhead: with one shared bulkhead a stalled quoter takes the permits payment needs, and payment's breaker opens on a healthy provider. With the breaker outside the retry, it counts calls instead of attempts, and a refusing provider gets twice the requests before it opens.",
-        "With virtual threads the threads never run out; the HTTP connections do. The bulkhead still decides who may wait for one.",
+        "Virtual threads end thread starvation, not the need for a limit: with no bulkhead, calls to a stalled quoter pile up.",
     ],
-    model: "The model: captures every 100 ms and quotes every 50 ms; a capture takes about 300 ms, a quote about 100 ms (±20 %, seeded). Payment's connect timeout is 200 ms and its read timeout 800 ms; shipping's read timeout is 2 s. Bulkheads let a call wait 20 ms for a permit. Platform threads: a pool of 40 request threads; virtual threads: 10 HTTP connections per dependency. Between them, an order of digital goods every 150 ms (a quarter of the orders) needs no shipping and never asks the quoter.",
+    model: "The model: captures every 100 ms and quotes every 50 ms; a capture takes about 300 ms, a quote about 100 ms (±20 %, seeded). Payment's connect timeout is 200 ms and its read timeout 800 ms; shipping's read timeout is 2 s. Bulkheads let a call wait 20 ms for a permit. Platform threads: a pool of 40 request threads (a request waits 1 s at most); virtual threads: 10 HTTP connections per dependency. Between them, an order of digital goods every 150 ms (a quarter of the orders) needs no shipping and never asks the quoter.",
 };

@@ -85,8 +85,10 @@ fn the_builder_refuses_a_limit_of_0_and_a_period_under_1_ns() {
 
 #[test]
 fn change_limit_to_0_is_refused_and_keeps_the_config() {
-    let out = run(r#"{"config":{"limitForPeriod":3,"limitRefreshPeriod":"1s","timeoutDuration":0},
-        "steps":[{"change_limit":0},{"advance_ms":1000}]}"#);
+    let out = run(
+        r#"{"config":{"limitForPeriod":3,"limitRefreshPeriod":"1s","timeoutDuration":0},
+        "steps":[{"change_limit":0},{"advance_ms":1000}]}"#,
+    );
     assert_eq!(out[0]["error"], "IllegalArgumentException");
     assert_eq!(out[1]["availablePermissions"], 3);
 }
@@ -98,7 +100,9 @@ fn cycles_start_at_creation_not_at_the_first_call() {
     // 10 per second, created at 0, first called at 900 ms: 10 calls until 1,000 ms and 10
     // fresh ones after, 20 calls within 200 ms.
     let mut l = limiter(10, 1_000, 0);
-    let granted_at_900 = (0..15).filter(|_| l.acquire_permission(900, 1).permitted).count();
+    let granted_at_900 = (0..15)
+        .filter(|_| l.acquire_permission(900, 1).permitted)
+        .count();
     let granted_at_1000 = (0..15)
         .filter(|_| l.acquire_permission(1_000, 1).permitted)
         .count();
@@ -110,7 +114,9 @@ fn unused_permissions_do_not_pile_up_past_one_period() {
     let mut l = limiter(5, 100, 0);
     // Ten idle periods later: still 5, not 50.
     assert_eq!(l.available_permissions(1_000), 5);
-    let granted = (0..20).filter(|_| l.acquire_permission(1_000, 1).permitted).count();
+    let granted = (0..20)
+        .filter(|_| l.acquire_permission(1_000, 1).permitted)
+        .count();
     assert_eq!(granted, 5);
 }
 
@@ -125,7 +131,10 @@ fn a_waiting_caller_reserves_a_permission_of_the_next_cycle() {
             (a.permitted, a.waited / MS)
         })
         .collect();
-    assert_eq!(waits, vec![(true, 0), (true, 1_000), (true, 2_000), (false, 2_000)]);
+    assert_eq!(
+        waits,
+        vec![(true, 0), (true, 1_000), (true, 2_000), (false, 2_000)]
+    );
     // Two reservations outstanding: -2 available, three callers parked.
     assert_eq!(l.available_permissions(0), -2);
     assert_eq!(l.number_of_waiting_threads(0), 3);
@@ -139,8 +148,10 @@ fn a_waiting_caller_reserves_a_permission_of_the_next_cycle() {
 fn a_refused_caller_still_waits_the_whole_timeout() {
     // 1 per 10 s, timeout 300 ms: the second caller cannot be served within 300 ms, and
     // Resilience4j parks it 300 ms before answering RequestNotPermitted.
-    let out = run(r#"{"config":{"limitForPeriod":1,"limitRefreshPeriod":"10s","timeoutDuration":"300ms"},
-        "steps":[{"acquire":{}},{"acquire":{}},{"advance_ms":299},{"advance_ms":1}]}"#);
+    let out = run(
+        r#"{"config":{"limitForPeriod":1,"limitRefreshPeriod":"10s","timeoutDuration":"300ms"},
+        "steps":[{"acquire":{}},{"acquire":{}},{"advance_ms":299},{"advance_ms":1}]}"#,
+    );
     assert_eq!(out[1]["permitted"], false);
     assert_eq!(out[1]["error"], "RequestNotPermitted");
     assert_eq!(out[1]["event"], "FAILED_ACQUIRE");
@@ -152,8 +163,10 @@ fn a_refused_caller_still_waits_the_whole_timeout() {
 
 #[test]
 fn a_refused_reservation_does_not_wait() {
-    let out = run(r#"{"config":{"limitForPeriod":1,"limitRefreshPeriod":"10s","timeoutDuration":"300ms"},
-        "steps":[{"reserve":{}},{"reserve":{}}]}"#);
+    let out = run(
+        r#"{"config":{"limitForPeriod":1,"limitRefreshPeriod":"10s","timeoutDuration":"300ms"},
+        "steps":[{"reserve":{}},{"reserve":{}}]}"#,
+    );
     assert_eq!(out[0]["waited_ms"], 0.0);
     assert_eq!(out[1]["permitted"], false);
     assert!(out[1].get("waited_ms").is_none());
@@ -200,8 +213,10 @@ fn the_default_refresh_period_is_not_a_limit_in_practice() {
 #[test]
 fn sub_millisecond_waits_are_reported_in_fractions_of_a_millisecond() {
     // 1 per 250 us, timeout 1 ms: the second caller at 0 waits 0.25 ms.
-    let out = run(r#"{"config":{"limitForPeriod":1,"limitRefreshPeriod":"250us","timeoutDuration":"1ms"},
-        "steps":[{"acquire":{}},{"acquire":{}}]}"#);
+    let out = run(
+        r#"{"config":{"limitForPeriod":1,"limitRefreshPeriod":"250us","timeoutDuration":"1ms"},
+        "steps":[{"acquire":{}},{"acquire":{}}]}"#,
+    );
     assert_eq!(out[1]["waited_ms"], 0.25);
     assert_eq!(out[1]["nanosToWait"], 500_000);
 }
@@ -210,13 +225,20 @@ fn sub_millisecond_waits_are_reported_in_fractions_of_a_millisecond() {
 
 #[test]
 fn every_step_reports_its_index_clock_and_metrics() {
-    let out = run(r#"{"config":{"limitForPeriod":2,"limitRefreshPeriod":"1s","timeoutDuration":"500ms"},
+    let out = run(
+        r#"{"config":{"limitForPeriod":2,"limitRefreshPeriod":"1s","timeoutDuration":"500ms"},
         "steps":[{"acquire":{}},{"acquire":{"permits":1}},{"advance_ms":600},{"acquire":{}},
-                 {"acquire":{}},{"advance_ms":400},{"drain":{}},{"change_timeout_ms":0}]}"#);
+                 {"acquire":{}},{"advance_ms":400},{"drain":{}},{"change_timeout_ms":0}]}"#,
+    );
     assert_eq!(out.len(), 8);
     for (i, line) in out.iter().enumerate() {
         assert_eq!(line["step"], i);
-        for key in ["t_ms", "availablePermissions", "numberOfWaitingThreads", "nanosToWait"] {
+        for key in [
+            "t_ms",
+            "availablePermissions",
+            "numberOfWaitingThreads",
+            "nanosToWait",
+        ] {
             assert!(line.get(key).is_some(), "step {i} has no {key}");
         }
     }
@@ -236,8 +258,14 @@ fn every_step_reports_its_index_clock_and_metrics() {
 #[test]
 fn bad_scripts_are_refused_before_any_step_with_one_line() {
     for (bad, needle) in [
-        (r#"{"steps":[{"acquire":{"permits":-1}}]}"#, "steps[0].acquire.permits"),
-        (r#"{"steps":[{"acquire":{"permits":3000000000}}]}"#, "steps[0].acquire.permits"),
+        (
+            r#"{"steps":[{"acquire":{"permits":-1}}]}"#,
+            "steps[0].acquire.permits",
+        ),
+        (
+            r#"{"steps":[{"acquire":{"permits":3000000000}}]}"#,
+            "steps[0].acquire.permits",
+        ),
         (r#"{"steps":[{"wait":{}}]}"#, "steps[0]"),
         (r#"{"config":{"limit":3},"steps":[]}"#, "config"),
         (r#"{"steps":[{"advance_ms":1.5}]}"#, "steps[0].advance_ms"),
@@ -476,7 +504,10 @@ mod spring {
             limit_for_period: 3,
             ..RateLimiterConfig::default()
         };
-        let instances = vec![Instance::new("door", PolicyConfig::RateLimiter(config.clone()))];
+        let instances = vec![Instance::new(
+            "door",
+            PolicyConfig::RateLimiter(config.clone()),
+        )];
         let yaml = r4j::to_yaml(&instances);
         assert!(yaml.contains("limit-refresh-period: 500ns"), "{yaml}");
         assert!(yaml.contains("timeout-duration: 5s"), "{yaml}");
@@ -486,8 +517,14 @@ mod spring {
         assert_eq!(limiter_of(&properties), config);
         let java = r4j::to_java(&instances);
         assert!(java.contains("RateLimiterConfig.custom()"), "{java}");
-        assert!(java.contains(".limitRefreshPeriod(Duration.ofNanos(500))"), "{java}");
-        assert!(java.contains(".timeoutDuration(Duration.ofSeconds(5))"), "{java}");
+        assert!(
+            java.contains(".limitRefreshPeriod(Duration.ofNanos(500))"),
+            "{java}"
+        );
+        assert!(
+            java.contains(".timeoutDuration(Duration.ofSeconds(5))"),
+            "{java}"
+        );
         assert_eq!(limiter_of(&java), config);
     }
 }
@@ -549,10 +586,18 @@ fn the_cli_runs_a_script_with_a_fragments_rate_limiter() {
         .collect();
     assert_eq!(lines[1]["permitted"], false);
     assert_eq!(lines[1]["error"], "RequestNotPermitted");
-    let out = run(&["--resilience4j", fragment.to_str().unwrap(), "--instance", "other"]);
+    let out = run(&[
+        "--resilience4j",
+        fragment.to_str().unwrap(),
+        "--instance",
+        "other",
+    ]);
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8(out.stderr).unwrap();
-    assert!(err.contains("no ratelimiter instance “other” (it has: partnerApi)"), "{err}");
+    assert!(
+        err.contains("no ratelimiter instance “other” (it has: partnerApi)"),
+        "{err}"
+    );
     assert_eq!(err.lines().count(), 1);
     std::fs::remove_dir_all(&dir).ok();
 }

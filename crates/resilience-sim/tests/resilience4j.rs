@@ -865,16 +865,42 @@ fn a_labs_export_follows_its_current_config_and_notes_what_resilience4j_lacks() 
         })
     );
 
-    // Checkout's wrong order shares one bulkhead.
-    let mut checkout = CheckoutLab::default();
-    checkout.config.order = resilience_sim::model::checkout::StackOrder::Wrong;
-    let bulkheads: Vec<String> = checkout
-        .resilience4j()
-        .into_iter()
-        .filter(|i| i.config.kind() == Kind::Bulkhead)
-        .map(|i| i.name)
-        .collect();
-    assert_eq!(bulkheads, ["checkout"]);
+    // Checkout's bulkheads follow the bulkheads control, whatever the order.
+    use resilience_sim::model::checkout::{Bulkheads, StackOrder};
+    for (order, bulkheads, names) in [
+        (
+            StackOrder::Resilience4j,
+            Bulkheads::Separate,
+            &["payment", "shipping"][..],
+        ),
+        (
+            StackOrder::Resilience4j,
+            Bulkheads::Shared,
+            &["checkout"][..],
+        ),
+        (
+            StackOrder::BreakerOutsideRetry,
+            Bulkheads::Separate,
+            &["payment", "shipping"][..],
+        ),
+        (StackOrder::BreakerOutsideRetry, Bulkheads::None, &[][..]),
+    ] {
+        let mut checkout = CheckoutLab::default();
+        checkout.config.order = order;
+        checkout.config.bulkheads = bulkheads;
+        let instances = checkout.resilience4j();
+        let found: Vec<String> = instances
+            .iter()
+            .filter(|i| i.config.kind() == Kind::Bulkhead)
+            .map(|i| i.name.clone())
+            .collect();
+        assert_eq!(found, names, "{order:?} {bulkheads:?}");
+        // The order is not an instance's setting: a note says where it comes from.
+        let noted = instances
+            .iter()
+            .any(|i| i.notes.iter().any(|n| n.contains("aspect-order")));
+        assert_eq!(noted, order == StackOrder::BreakerOutsideRetry);
+    }
 }
 
 // ---------------------------------------------------------------------------------------

@@ -68,7 +68,10 @@ fn a_rate_limiter_is_read_and_actuator_settings_are_listed_not_refused() {
         })
         .expect("the rate limiter");
     assert_eq!(limiter.limit_for_period, 5);
-    assert_eq!(limiter.limit_refresh_period, 1_000_000_000, "1s in nanoseconds");
+    assert_eq!(
+        limiter.limit_refresh_period, 1_000_000_000,
+        "1s in nanoseconds"
+    );
     // Not in the file: Resilience4j's default timeout, 5 s.
     assert_eq!(limiter.timeout_duration, 5_000_000_000);
     assert_eq!(

@@ -17,41 +17,63 @@
 //!   capture was NOT_SENT: the order can be retried later or paid another way.
 //! - **One shared bulkhead lets the quoter starve payment.** With separate bulkheads (payment
 //!   20, shipping 8) a stalled quoter fills only its own 8 permits.
+//! - **Virtual threads remove thread starvation, not the reason for a limit.** With no
+//!   bulkhead, a stalled quoter's calls take the request threads on platform threads and
+//!   captures wait for one until the shopper gives up; on virtual threads payment keeps its
+//!   threads, but the calls to the stalled quoter pile up, nothing limiting how many are
+//!   under way.
 //! - **A fallback never says CAPTURED.** [`PaymentFallback`] has no such variant: the
 //!   type system forbids it.
 //!
 //! ## The stacks
 //!
 //! - Payment: HTTP connect timeout 200 ms, read timeout 800 ms (inside the call: they free
-//!   the connection); semaphore bulkhead 20, `maxWaitDuration` 20 ms; breaker COUNT_BASED
-//!   20, `minimumNumberOfCalls` 10, failure rate 50 %, slow calls over 800 ms at 80 %, wait
-//!   30 s, 5 half-open trials, declines ignored; retry 2 attempts on `ConnectException`
-//!   only, a fixed 100 ms wait, declines ignored. Every attempt carries the call's
-//!   idempotency key.
-//! - Shipping: connect 200 ms, read 2 s; semaphore bulkhead 8, `maxWaitDuration` 20 ms;
-//!   breaker with Resilience4j's rates (COUNT_BASED 20, minimum 10, 50 %, wait 30 s); retry
-//!   3 attempts on `IOException` (a quote is safe to ask again) with exponential random
-//!   backoff (100 ms, x2, ±50 %). Falls back to the agreed estimate. Digital goods (a
-//!   quarter of the orders) need no shipping: they never call the quoter.
+//!   the connection); semaphore bulkhead 20 (with `separate` bulkheads), `maxWaitDuration`
+//!   20 ms; breaker COUNT_BASED 20, `minimumNumberOfCalls` 10, failure rate 50 %, slow
+//!   calls over 800 ms at 80 %, wait 30 s, 5 half-open trials, declines ignored; retry 2
+//!   attempts on `ConnectException` only, a fixed 100 ms wait, declines ignored. Every
+//!   attempt carries the call's idempotency key.
+//! - Shipping: connect 200 ms, read 2 s; semaphore bulkhead 8 (with `separate` bulkheads),
+//!   `maxWaitDuration` 20 ms; breaker with Resilience4j's rates (COUNT_BASED 20, minimum
+//!   10, 50 %, wait 30 s); retry 3 attempts on `IOException` (a quote is safe to ask
+//!   again) with exponential random backoff (100 ms, x2, ±50 %). Falls back to the agreed
+//!   estimate. Digital goods (a quarter of the orders) need no shipping: they never call
+//!   the quoter.
 //!
-//! ## Decorator order ([`StackOrder`])
+//! ## Decorator order ([`StackOrder`]) and bulkheads ([`Bulkheads`])
+//!
+//! Two independent choices, so that each effect can be seen alone.
 //!
 //! - `resilience4j`: `Retry(CircuitBreaker(Bulkhead(call)))` per dependency: the breaker
 //!   records every attempt, an open breaker fails the remaining attempts fast (and the
 //!   retry does not retry `CallNotPermittedException`).
-//! - `wrong`: `CircuitBreaker(Retry(Bulkhead(call)))` with **one bulkhead of 20 shared** by
-//!   both dependencies: the breaker records one outcome per logical call, after its retries
-//!   and their waits; and the permits a stalled quoter holds are permits payment lacks, so
-//!   payment's breaker records `BulkheadFullException`s it owes to the quoter.
+//! - `breaker-outside-retry`: `CircuitBreaker(Retry(Bulkhead(call)))`: the breaker is asked
+//!   once per logical call and records one outcome, after its retries and their waits.
+//!
+//! - `separate`: a bulkhead per dependency, payment 20 and shipping 8.
+//! - `shared`: one bulkhead of 20 shared by both dependencies: the permits a stalled quoter
+//!   holds are permits payment lacks, so payment's breaker records `BulkheadFullException`s
+//!   it owes to the quoter.
+//! - `none`: no bulkhead at all: nothing limits the calls under way but the threads (or the
+//!   connections).
+//!
+//! The link's old `order=wrong` (the breaker outside the retry with one shared bulkhead)
+//! reads as `order=breaker-outside-retry&bulkheads=shared` ([`CheckoutLab`]'s legacy pairs).
+//!
+//! [`CheckoutLab`]: crate::scenario::checkout_lab::CheckoutLab
 //!
 //! ## Threads ([`Threads`])
 //!
 //! - `platform`: 40 request threads serve checkout; a call waits for one in line (first
-//!   come, first served) and holds it until it ends, retries and waits included.
+//!   come, first served) and holds it until it ends, retries and waits included. The
+//!   shopper gives up on a request still in line 1 s after it arrived ([`SHOPPER_WAIT_MS`]):
+//!   the server never works on it (a capture is NOT_SENT, no free thread; the quote shown
+//!   is the agreed estimate).
 //! - `virtual`: threads are cheap and never run out; the scarce resource becomes the HTTP
 //!   connection pool of each dependency (10 connections). An attempt that finds no free
 //!   connection waits for one up to its connect timeout (200 ms) and then fails as a
-//!   connect failure. The semaphore bulkhead still decides who may wait at all.
+//!   connect failure. The semaphore bulkhead, if there is one, still decides who may wait at
+//!   all.
 //!
 //! ## Traffic and scenarios ([`CheckoutScenario`])
 //!
@@ -166,20 +188,21 @@ pub const GAME_DAY_DECLINED_CAPTURE: u32 = 200;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum StackOrder {
-    /// `Retry(CircuitBreaker(Bulkhead(call)))`, a bulkhead per dependency.
+    /// `Retry(CircuitBreaker(Bulkhead(call)))`: the breaker records every attempt.
     #[default]
     Resilience4j,
-    /// `CircuitBreaker(Retry(Bulkhead(call)))`, one bulkhead shared by both dependencies.
-    Wrong,
+    /// `CircuitBreaker(Retry(Bulkhead(call)))`: the breaker is asked once per call and
+    /// records one outcome, after the retries.
+    BreakerOutsideRetry,
 }
 
 impl StackOrder {
-    pub const ALL: [StackOrder; 2] = [StackOrder::Resilience4j, StackOrder::Wrong];
+    pub const ALL: [StackOrder; 2] = [StackOrder::Resilience4j, StackOrder::BreakerOutsideRetry];
 
     pub const fn name(self) -> &'static str {
         match self {
             StackOrder::Resilience4j => "resilience4j",
-            StackOrder::Wrong => "wrong",
+            StackOrder::BreakerOutsideRetry => "breaker-outside-retry",
         }
     }
 
@@ -189,8 +212,55 @@ impl StackOrder {
 
     pub const fn label(self) -> &'static str {
         match self {
-            StackOrder::Resilience4j => "Resilience4j's, a bulkhead each",
-            StackOrder::Wrong => "breaker outside retry, one bulkhead",
+            StackOrder::Resilience4j => "Resilience4j's order",
+            StackOrder::BreakerOutsideRetry => "breaker outside retry",
+        }
+    }
+}
+
+/// Which bulkheads limit the calls.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Bulkheads {
+    /// A bulkhead per dependency: payment 20, shipping 8.
+    #[default]
+    Separate,
+    /// One bulkhead of [`SHARED_BULKHEAD`] for both dependencies.
+    Shared,
+    /// No bulkhead at all.
+    None,
+}
+
+impl Bulkheads {
+    pub const ALL: [Bulkheads; 3] = [Bulkheads::Separate, Bulkheads::Shared, Bulkheads::None];
+
+    pub const fn name(self) -> &'static str {
+        match self {
+            Bulkheads::Separate => "separate",
+            Bulkheads::Shared => "shared",
+            Bulkheads::None => "none",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    pub const fn label(self) -> &'static str {
+        match self {
+            Bulkheads::Separate => "separate (20 and 8)",
+            Bulkheads::Shared => "shared (one of 20)",
+            Bulkheads::None => "none",
+        }
+    }
+
+    /// The permits of payment's and shipping's bulkheads (the same one when shared);
+    /// `None` without a bulkhead.
+    pub const fn permits(self) -> Option<(u32, u32)> {
+        match self {
+            Bulkheads::Separate => Some((PAYMENT_BULKHEAD, SHIPPING_BULKHEAD)),
+            Bulkheads::Shared => Some((SHARED_BULKHEAD, SHARED_BULKHEAD)),
+            Bulkheads::None => None,
         }
     }
 }
@@ -232,15 +302,22 @@ impl Threads {
 pub const PLATFORM_THREADS: u32 = 40;
 /// HTTP connections per dependency with [`Threads::Virtual`].
 pub const CONNECTIONS_PER_DEPENDENCY: u32 = 10;
-/// The shared bulkhead of [`StackOrder::Wrong`].
+/// The bulkheads of [`Bulkheads::Separate`].
+pub const PAYMENT_BULKHEAD: u32 = 20;
+pub const SHIPPING_BULKHEAD: u32 = 8;
+/// The one bulkhead of [`Bulkheads::Shared`].
 pub const SHARED_BULKHEAD: u32 = 20;
+/// How long a shopper waits for the server to take a request (platform threads): a
+/// request still in line for a thread then is given up, the server never works on it.
+pub const SHOPPER_WAIT_MS: Millis = 1_000;
 
-/// Lab E's config: the scenario, the order, the threads, the seed.
+/// Lab E's config: the scenario, the order, the bulkheads, the threads, the seed.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct CheckoutConfig {
     pub scenario: CheckoutScenario,
     pub order: StackOrder,
+    pub bulkheads: Bulkheads,
     pub threads: Threads,
     pub seed: u64,
 }
@@ -326,12 +403,12 @@ pub fn shipping_fallback(digital: bool) -> ShippingFallback {
 pub struct AttemptTrace {
     /// When the attempt started (ms from the start of the run).
     pub at: Millis,
-    /// The breaker's state when asked, and whether it let the call through. In the wrong
-    /// order the breaker is asked once per call, before the first attempt.
+    /// The breaker's state when asked, and whether it let the call through. With the
+    /// breaker outside the retry it is asked once per call, before the first attempt.
     pub breaker_state: State,
     pub permitted: bool,
     /// The bulkhead's available permits after this attempt asked; `None` if it never got
-    /// there; `rejected` when it said `BulkheadFullException`.
+    /// there or there is no bulkhead; `rejected` when it said `BulkheadFullException`.
     pub permits_left: Option<u32>,
     pub rejected: bool,
     /// The provider's outcome and how long the attempt took; `None` when refused before.
@@ -351,7 +428,8 @@ pub struct CallTrace {
     /// `order-N` for capture N.
     pub index: u32,
     pub arrived: Millis,
-    /// When it got a request thread (platform threads), if it did.
+    /// When it got a request thread (platform threads), if it did. A call that never got
+    /// one has no attempts: the shopper gave up ([`SHOPPER_WAIT_MS`]).
     pub started: Millis,
     pub ended: Millis,
     pub attempts: Vec<AttemptTrace>,
@@ -391,8 +469,15 @@ pub struct PaymentSummary {
     pub breaker_recorded_failures: u32,
     pub not_permitted: u32,
     pub bulkhead_rejected: u32,
-    /// The fewest permits the payment bulkhead (or the shared one) had left.
-    pub bulkhead_available_min: u32,
+    /// The fewest permits the payment bulkhead (or the shared one) had left; `None` (null)
+    /// without a bulkhead.
+    pub bulkhead_available_min: Option<u32>,
+    /// Captures the shopper gave up on while they waited for a request thread (platform
+    /// threads): never sent, NOT_SENT.
+    pub no_thread: u32,
+    /// The most captures under way at once: arrived and not ended, whether waiting for a
+    /// thread, a permit or a connection, between attempts or waiting for an answer.
+    pub under_way_max: u32,
     /// Captures the provider made, answered or not.
     pub provider_captures: u32,
     pub saga: SagaTally,
@@ -458,17 +543,26 @@ pub struct ShippingSummary {
     pub breaker_recorded_calls: u32,
     pub not_permitted: u32,
     pub bulkhead_rejected: u32,
-    pub bulkhead_available_min: u32,
+    pub bulkhead_available_min: Option<u32>,
+    /// Quotes the shopper gave up on while they waited for a request thread: the page
+    /// shows the agreed estimate.
+    pub no_thread: u32,
+    /// The most quotes under way at once.
+    pub under_way_max: u32,
     pub quotes: QuoteTally,
 }
 
-/// One second of the run: both bulkheads' permits and both breakers, at its end, and the
-/// fewest permits during it.
+/// One second of the run: both breakers at its end; the fewest permits each bulkhead had
+/// during it (`None` without a bulkhead) and the most calls of each dependency under way.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CheckoutSecond {
     pub t_s: u32,
-    pub payment_permits_min: u32,
-    pub shipping_permits_min: u32,
+    pub payment_permits_min: Option<u32>,
+    pub shipping_permits_min: Option<u32>,
+    /// The most calls under way at once during the second (see
+    /// [`PaymentSummary::under_way_max`]).
+    pub payment_under_way_max: u32,
+    pub shipping_under_way_max: u32,
     pub payment_breaker: State,
     pub shipping_breaker: State,
     /// Request threads in use at the second's end (platform), or calls in progress.
@@ -481,13 +575,15 @@ pub struct CheckoutSecond {
 pub struct CheckoutRun {
     pub scenario: CheckoutScenario,
     pub order: StackOrder,
+    pub bulkheads: Bulkheads,
     pub threads: Threads,
     pub payment: PaymentSummary,
     pub shipping: ShippingSummary,
     pub seconds: Vec<CheckoutSecond>,
-    /// The permits of each bulkhead (payment, shipping; equal when shared).
-    pub payment_permits: u32,
-    pub shipping_permits: u32,
+    /// The permits of each bulkhead (payment, shipping; equal when shared; `None` without
+    /// a bulkhead).
+    pub payment_permits: Option<u32>,
+    pub shipping_permits: Option<u32>,
     /// Orders of digital goods (one every 150 ms, a quarter of the orders): no shipping.
     pub digital_orders: u32,
     /// Quote requests those orders sent (attempts): 0, as digital goods need no shipping.
@@ -577,6 +673,7 @@ const CONNECT_EXPIRED: u8 = 2;
 const RETRY: u8 = 3;
 const START: u8 = 4;
 const ARRIVE: u8 = 5;
+const GAVE_UP: u8 = 6;
 
 #[derive(Debug)]
 struct Stack {
@@ -612,7 +709,8 @@ impl Stack {
         })
     }
 
-    /// Records an attempt's (or, in the wrong order, a call's) outcome on the breaker.
+    /// Records an attempt's (or, with the breaker outside the retry, a call's) outcome on
+    /// the breaker.
     fn record(&mut self, now: Millis, duration: Millis, outcome: Outcome) {
         match outcome.exception_name() {
             None => {
@@ -640,7 +738,7 @@ struct Call {
     /// Holds a permit and (virtual threads) a connection.
     holds_permit: bool,
     holds_connection: bool,
-    /// The wrong order: the breaker permitted the call (asked once).
+    /// The breaker outside the retry permitted the call (asked once).
     breaker_permitted: bool,
     has_thread: bool,
     done: bool,
@@ -650,13 +748,18 @@ struct Call {
 struct Sim {
     config: CheckoutConfig,
     stacks: [Stack; 2],
-    /// One bulkhead per dependency, or one shared (index 0) in the wrong order.
+    /// One bulkhead per dependency, one shared (index 0), or none.
     bulkheads: Vec<SemaphoreBulkhead>,
     waiters: Vec<(WaiterId, u32)>,
     connections_free: [u32; 2],
     connection_waiters: [VecDeque<(u32, Millis)>; 2],
     threads_free: u32,
     thread_line: VecDeque<u32>,
+    /// Calls of each dependency under way now, and the most during the second and the run.
+    under_way: [u32; 2],
+    under_way_second: [u32; 2],
+    under_way_max: [u32; 2],
+    no_thread: [u32; 2],
     calls: Vec<Call>,
     events: BinaryHeap<Reverse<(Millis, u8, u32)>>,
     rng: Pcg64Mcg,
@@ -674,12 +777,13 @@ fn dep_index(dependency: Dependency) -> usize {
 
 impl Sim {
     fn new(config: &CheckoutConfig) -> Result<Self, ConfigError> {
-        let bulkheads = match config.order {
-            StackOrder::Resilience4j => vec![
-                SemaphoreBulkhead::new(bulkhead_config(20))?,
-                SemaphoreBulkhead::new(bulkhead_config(8))?,
+        let bulkheads = match config.bulkheads {
+            Bulkheads::Separate => vec![
+                SemaphoreBulkhead::new(bulkhead_config(PAYMENT_BULKHEAD))?,
+                SemaphoreBulkhead::new(bulkhead_config(SHIPPING_BULKHEAD))?,
             ],
-            StackOrder::Wrong => vec![SemaphoreBulkhead::new(bulkhead_config(SHARED_BULKHEAD))?],
+            Bulkheads::Shared => vec![SemaphoreBulkhead::new(bulkhead_config(SHARED_BULKHEAD))?],
+            Bulkheads::None => Vec::new(),
         };
         Ok(Self {
             config: config.clone(),
@@ -693,6 +797,10 @@ impl Sim {
             connection_waiters: [VecDeque::new(), VecDeque::new()],
             threads_free: PLATFORM_THREADS,
             thread_line: VecDeque::new(),
+            under_way: [0; 2],
+            under_way_second: [0; 2],
+            under_way_max: [0; 2],
+            no_thread: [0; 2],
             calls: Vec::new(),
             events: BinaryHeap::new(),
             rng: Pcg64Mcg::seed_from_u64(config.seed ^ 0x0C4E_C0C7),
@@ -706,10 +814,12 @@ impl Sim {
         self.events.push(Reverse((at, class, id)));
     }
 
-    fn bulkhead_of(&self, dependency: Dependency) -> usize {
-        match self.config.order {
-            StackOrder::Resilience4j => dep_index(dependency),
-            StackOrder::Wrong => 0,
+    /// The bulkhead a dependency's attempts ask, if there is one.
+    fn bulkhead_of(&self, dependency: Dependency) -> Option<usize> {
+        match self.config.bulkheads {
+            Bulkheads::Separate => Some(dep_index(dependency)),
+            Bulkheads::Shared => Some(0),
+            Bulkheads::None => None,
         }
     }
 
@@ -776,6 +886,7 @@ impl Sim {
                 RETRY => self.attempt(at, id),
                 WAIT_EXPIRED => self.expire_waiters(at),
                 CONNECT_EXPIRED => self.connect_expired(at, id),
+                GAVE_UP => self.give_up(at, id),
                 _ => self.call_done(at, id),
             }
         }
@@ -798,13 +909,20 @@ impl Sim {
         let [payment, shipping] = &mut self.stacks;
         payment.breaker.advance_to(boundary);
         shipping.breaker.advance_to(boundary);
-        let permits_now = |b: &SemaphoreBulkhead| b.available_permits();
-        let p_now = permits_now(&self.bulkheads[0]);
-        let s_now = permits_now(self.bulkheads.last().expect("a bulkhead"));
+        // The fewest permits during the second, or those left at its end.
+        let low = |stack: &Stack, b: Option<&SemaphoreBulkhead>| {
+            b.map(|b| stack.second_min.min(b.available_permits()))
+        };
+        let payment_permits_min = low(payment, self.bulkheads.first());
+        let shipping_permits_min = low(shipping, self.bulkheads.last());
+        let under_way = self.under_way_second;
+        self.under_way_second = self.under_way;
         self.seconds.push(CheckoutSecond {
             t_s: (boundary / 1_000) as u32,
-            payment_permits_min: payment.second_min.min(p_now),
-            shipping_permits_min: shipping.second_min.min(s_now),
+            payment_permits_min,
+            shipping_permits_min,
+            payment_under_way_max: under_way[0],
+            shipping_under_way_max: under_way[1],
             payment_breaker: payment.breaker.state(),
             shipping_breaker: shipping.breaker.state(),
             threads_in_use: in_use,
@@ -815,9 +933,14 @@ impl Sim {
     }
 
     fn arrive(&mut self, now: Millis, id: u32) {
+        let dep = dep_index(self.calls[id as usize].trace.dependency);
+        self.under_way[dep] += 1;
+        self.under_way_second[dep] = self.under_way_second[dep].max(self.under_way[dep]);
+        self.under_way_max[dep] = self.under_way_max[dep].max(self.under_way[dep]);
         if self.config.threads == Threads::Platform {
             if self.threads_free == 0 {
                 self.thread_line.push_back(id);
+                self.schedule(now + SHOPPER_WAIT_MS, GAVE_UP, id);
                 return;
             }
             self.threads_free -= 1;
@@ -825,12 +948,32 @@ impl Sim {
         self.start(now, id);
     }
 
+    /// The shopper gives up on a request still waiting for a thread: the server never
+    /// works on it.
+    /// (A call without a thread that is not done is in line: a thread handed to it starts
+    /// it at once, before this event of the same instant. It stays in the line, done: the
+    /// next free thread passes it by.)
+    fn give_up(&mut self, now: Millis, id: u32) {
+        let call = &self.calls[id as usize];
+        if call.has_thread || call.done {
+            return;
+        }
+        let dep = dep_index(call.trace.dependency);
+        self.no_thread[dep] += 1;
+        self.end_call(
+            now,
+            id,
+            Outcome::NoFreeThread,
+            "the shopper gave up waiting for a thread",
+        );
+    }
+
     fn start(&mut self, now: Millis, id: u32) {
         let call = &mut self.calls[id as usize];
         call.has_thread = true;
         call.trace.started = now;
         let dep = dep_index(call.trace.dependency);
-        if self.config.order == StackOrder::Wrong {
+        if self.config.order == StackOrder::BreakerOutsideRetry {
             // The breaker outside the retry: asked once per logical call.
             let state = self.stacks[dep].breaker.state();
             if !self.stacks[dep].breaker.try_acquire_permission(now) {
@@ -861,8 +1004,9 @@ impl Sim {
         self.attempt(now, id);
     }
 
-    /// One attempt: in Resilience4j's order the breaker, then the bulkhead; in the wrong
-    /// order only the bulkhead (the breaker was asked once).
+    /// One attempt: in Resilience4j's order the breaker, then the bulkhead; with the
+    /// breaker outside the retry only the bulkhead (the breaker was asked once). Without a
+    /// bulkhead, straight to the connection.
     fn attempt(&mut self, now: Millis, id: u32) {
         let dependency = self.calls[id as usize].trace.dependency;
         let dep = dep_index(dependency);
@@ -894,7 +1038,11 @@ impl Sim {
                 return;
             }
         }
-        let b = self.bulkhead_of(dependency);
+        let Some(b) = self.bulkhead_of(dependency) else {
+            self.calls[id as usize].trace.attempts.push(trace);
+            self.connect(now, id);
+            return;
+        };
         let admission = self.bulkheads[b].try_acquire(now);
         let left = self.bulkheads[b].available_permits();
         self.note_permits(b, left);
@@ -924,7 +1072,7 @@ impl Sim {
     }
 
     fn note_permits(&mut self, bulkhead: usize, left: u32) {
-        let deps: &[usize] = if self.bulkheads.len() == 1 {
+        let deps: &[usize] = if self.config.bulkheads == Bulkheads::Shared {
             &[0, 1]
         } else {
             &[bulkhead]
@@ -1050,8 +1198,8 @@ impl Sim {
         self.attempt_failed(now, id, Outcome::ConnectFailure);
     }
 
-    /// Resilience4j's order: the breaker records each attempt. (The wrong order records
-    /// the call once, when it ends.)
+    /// Resilience4j's order: the breaker records each attempt. (Outside the retry, it
+    /// records the call once, when it ends.)
     fn record_attempt(&mut self, now: Millis, id: u32, duration: Millis, outcome: Outcome) {
         if self.config.order == StackOrder::Resilience4j {
             let dep = dep_index(self.calls[id as usize].trace.dependency);
@@ -1101,7 +1249,9 @@ impl Sim {
         }
         call.holds_permit = false;
         let dependency = call.trace.dependency;
-        let b = self.bulkhead_of(dependency);
+        let Some(b) = self.bulkhead_of(dependency) else {
+            return;
+        };
         for waiter in self.bulkheads[b].release(now) {
             if let Some(pos) = self.waiters.iter().position(|w| w.0 == waiter) {
                 let (_, next) = self.waiters.swap_remove(pos);
@@ -1154,7 +1304,8 @@ impl Sim {
         call.trace.why = why.to_string();
         let dependency = call.trace.dependency;
         let dep = dep_index(dependency);
-        if self.config.order == StackOrder::Wrong && call.breaker_permitted {
+        self.under_way[dep] -= 1;
+        if self.config.order == StackOrder::BreakerOutsideRetry && call.breaker_permitted {
             // The breaker outside the retry records the call's final outcome.
             let duration = now - call.trace.started;
             self.stacks[dep].record(now, duration, outcome);
@@ -1183,11 +1334,15 @@ impl Sim {
             }
         }
         if call.has_thread && self.config.threads == Threads::Platform {
-            // The thread takes the next call in line (as an event: no recursion).
-            if let Some(next) = self.thread_line.pop_front() {
-                self.schedule(now, START, next);
-            } else {
-                self.threads_free += 1;
+            // The thread takes the next call in line that is still waiting (as an event: no
+            // recursion).
+            loop {
+                match self.thread_line.pop_front() {
+                    Some(next) if self.calls[next as usize].done => continue,
+                    Some(next) => self.schedule(now, START, next),
+                    None => self.threads_free += 1,
+                }
+                break;
             }
         }
     }
@@ -1231,20 +1386,13 @@ impl Sim {
             }
         }
         let [payment, shipping] = self.stacks;
-        let min = |s: &Stack, max: u32| {
-            if s.permits_min == u32::MAX {
-                max
-            } else {
-                s.permits_min
-            }
-        };
-        let (p_max, s_max) = match self.config.order {
-            StackOrder::Resilience4j => (20, 8),
-            StackOrder::Wrong => (SHARED_BULKHEAD, SHARED_BULKHEAD),
-        };
+        let permits = self.config.bulkheads.permits();
+        let (p_max, s_max) = (permits.map(|p| p.0), permits.map(|p| p.1));
+        let min = |s: &Stack, max: Option<u32>| max.map(|max| s.permits_min.min(max));
         CheckoutRun {
             scenario: self.config.scenario,
             order: self.config.order,
+            bulkheads: self.config.bulkheads,
             threads: self.config.threads,
             payment: PaymentSummary {
                 calls: counts[0],
@@ -1257,6 +1405,8 @@ impl Sim {
                 not_permitted: payment.not_permitted,
                 bulkhead_rejected: payment.rejected,
                 bulkhead_available_min: min(&payment, p_max),
+                no_thread: self.no_thread[0],
+                under_way_max: self.under_way_max[0],
                 provider_captures: self.captures_made,
                 saga,
                 reconciled,
@@ -1272,6 +1422,8 @@ impl Sim {
                 not_permitted: shipping.not_permitted,
                 bulkhead_rejected: shipping.rejected,
                 bulkhead_available_min: min(&shipping, s_max),
+                no_thread: self.no_thread[1],
+                under_way_max: self.under_way_max[1],
                 quotes,
             },
             seconds: self.seconds,

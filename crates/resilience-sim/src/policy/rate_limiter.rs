@@ -107,7 +107,10 @@ impl RateLimiterConfig {
             ));
         }
         if self.limit_refresh_period < 1 {
-            return Err(ConfigError::new("limitRefreshPeriod", "is too short (under 1 ns)"));
+            return Err(ConfigError::new(
+                "limitRefreshPeriod",
+                "is too short (under 1 ns)",
+            ));
         }
         for (field, nanos) in [
             ("limitRefreshPeriod", self.limit_refresh_period),

@@ -30,9 +30,9 @@ use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::{
     CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType, State,
 };
+use crate::policy::rate_limiter::RateLimiterConfig;
 use crate::policy::retry::interval::{DEFAULT_MULTIPLIER, DEFAULT_RANDOMIZATION_FACTOR};
 use crate::policy::retry::{IntervalFunction, RetryConfig};
-use crate::policy::rate_limiter::RateLimiterConfig;
 use crate::policy::time_limiter::TimeLimiterConfig;
 use crate::Millis;
 

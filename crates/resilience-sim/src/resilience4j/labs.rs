@@ -7,7 +7,7 @@ use super::{cat, int, num, Instance, PolicyConfig};
 use crate::duration::format_duration;
 use crate::model::amplification::BackoffKind;
 use crate::model::checkout::{
-    self, StackOrder, CONNECTIONS_PER_DEPENDENCY, PAYMENT_CONNECT_TIMEOUT_MS,
+    self, Bulkheads, StackOrder, CONNECTIONS_PER_DEPENDENCY, PAYMENT_CONNECT_TIMEOUT_MS,
     PAYMENT_READ_TIMEOUT_MS, PLATFORM_THREADS, SHARED_BULKHEAD, SHIPPING_READ_TIMEOUT_MS,
 };
 use crate::model::shared_pool::PoolBulkhead;
@@ -281,16 +281,21 @@ pub fn checkout(lab: &CheckoutLab) -> Vec<Instance> {
         Instance::new("shipping", PolicyConfig::CircuitBreaker(checkout::shipping_breaker_config())),
         retry("shipping", checkout::shipping_retry_config()),
     ];
-    match order {
-        StackOrder::Resilience4j => {
+    match lab.config.bulkheads {
+        Bulkheads::Separate => {
             out.push(Instance::new("payment", PolicyConfig::Bulkhead(checkout::bulkhead_config(20))));
             out.push(Instance::new("shipping", PolicyConfig::Bulkhead(checkout::bulkhead_config(8))));
         }
-        StackOrder::Wrong => out.push(
+        Bulkheads::Shared => out.push(
             Instance::new("checkout", PolicyConfig::Bulkhead(checkout::bulkhead_config(SHARED_BULKHEAD)))
-                .note("One bulkhead shared by payment and shipping: the permits a stalled quoter holds are permits payment lacks.")
-                .note("The order CircuitBreaker(Retry(Bulkhead(call))) is not a setting of an instance: with Spring's annotations it comes from resilience4j.retry.retry-aspect-order and resilience4j.circuitbreaker.circuit-breaker-aspect-order; keep Resilience4j's default order."),
+                .note("One bulkhead shared by payment and shipping: the permits a stalled quoter holds are permits payment lacks."),
         ),
+        Bulkheads::None => {}
+    }
+    if order == StackOrder::BreakerOutsideRetry {
+        if let Some(first) = out.first_mut() {
+            first.notes.push("The order CircuitBreaker(Retry(Bulkhead(call))) is not a setting of an instance: with Spring's annotations it comes from resilience4j.retry.retry-aspect-order and resilience4j.circuitbreaker.circuit-breaker-aspect-order; keep Resilience4j's default order.".to_string());
+        }
     }
     out
 }

@@ -192,10 +192,9 @@ pub fn import_tick_as(
                 instance,
                 "the tick model's bulkheads are semaphore bulkheads",
             )),
-            (PolicyConfig::RateLimiter(_), _) => notes.push(unused(
-                instance,
-                "the tick model has no rate limiter",
-            )),
+            (PolicyConfig::RateLimiter(_), _) => {
+                notes.push(unused(instance, "the tick model has no rate limiter"))
+            }
             (_, false) => notes.push(unused(
                 instance,
                 "the tick model has one of each, for recommendations",

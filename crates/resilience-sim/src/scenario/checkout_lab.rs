@@ -1,11 +1,15 @@
 //! Lab E (Demo 13) as a [`LabModel`]: the checkout model's config, its controls as data,
 //! its run (../shared/spec/03-incident-labs.md, "Lab E"). `?demo=13&scenario=quoter-stall`,
 //! `--scenario quoter-stall` and `{"scenario": "quoter-stall"}` are one spelling.
+//!
+//! The decorator order and the bulkheads were one control until issue 22: the old
+//! `order=wrong` (`--order wrong`) still opens, as `order=breaker-outside-retry` and
+//! `bulkheads=shared` ([`LabModel::legacy_pairs`]).
 
 use super::lab_session::{choice, number, Control, ControlKind, ControlValue, LabModel, Section};
 use crate::error::ConfigError;
 use crate::model::checkout::{
-    self, CheckoutConfig, CheckoutRun, CheckoutScenario, StackOrder, Threads,
+    self, Bulkheads, CheckoutConfig, CheckoutRun, CheckoutScenario, StackOrder, Threads,
 };
 
 /// Lab E (Demo 13): payment and shipping, each through its own stack.
@@ -46,7 +50,22 @@ const ORDER_OPTIONS: [(&str, &str); 2] = [
         StackOrder::Resilience4j.name(),
         StackOrder::Resilience4j.label(),
     ),
-    (StackOrder::Wrong.name(), StackOrder::Wrong.label()),
+    (
+        StackOrder::BreakerOutsideRetry.name(),
+        StackOrder::BreakerOutsideRetry.label(),
+    ),
+];
+
+const BULKHEAD_OPTIONS: [(&str, &str); 3] = [
+    (Bulkheads::Separate.name(), Bulkheads::Separate.label()),
+    (Bulkheads::Shared.name(), Bulkheads::Shared.label()),
+    (Bulkheads::None.name(), Bulkheads::None.label()),
+];
+
+/// The old `order=wrong`: the breaker outside the retry, with one shared bulkhead.
+const WRONG_ORDER: [(&str, &str); 2] = [
+    ("order", StackOrder::BreakerOutsideRetry.name()),
+    ("bulkheads", Bulkheads::Shared.name()),
 ];
 
 const THREAD_OPTIONS: [(&str, &str); 2] = [
@@ -56,7 +75,7 @@ const THREAD_OPTIONS: [(&str, &str); 2] = [
 
 type C = CheckoutLab;
 
-const CHECKOUT_CONTROLS: [Control<C>; 4] = [
+const CHECKOUT_CONTROLS: [Control<C>; 5] = [
     Control {
         name: "scenario",
         label: "Scenario",
@@ -71,13 +90,24 @@ const CHECKOUT_CONTROLS: [Control<C>; 4] = [
     Control {
         name: "order",
         label: "Decorator order",
-        help: "Resilience4j's order with a bulkhead per dependency, or the breaker outside the retry with one bulkhead shared by both.",
+        help: "Whether the breaker records every attempt or, outside the retry, one outcome per call.",
         kind: ControlKind::Choice {
             options: &ORDER_OPTIONS,
         },
         section: Section::Main,
         get: |l| ControlValue::Choice(l.config.order.name()),
         set: |l, v| l.config.order = StackOrder::from_name(choice(v)).unwrap_or_default(),
+    },
+    Control {
+        name: "bulkheads",
+        label: "Bulkheads",
+        help: "A bulkhead each, one shared by both, or none.",
+        kind: ControlKind::Choice {
+            options: &BULKHEAD_OPTIONS,
+        },
+        section: Section::Main,
+        get: |l| ControlValue::Choice(l.config.bulkheads.name()),
+        set: |l, v| l.config.bulkheads = Bulkheads::from_name(choice(v)).unwrap_or_default(),
     },
     Control {
         name: "threads",
@@ -118,5 +148,9 @@ impl LabModel for CheckoutLab {
 
     fn run(&self) -> Result<Self::Run, ConfigError> {
         checkout::run(&self.config)
+    }
+
+    fn legacy_pairs(name: &str, value: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        (name == "order" && value.eq_ignore_ascii_case("wrong")).then_some(&WRONG_ORDER[..])
     }
 }

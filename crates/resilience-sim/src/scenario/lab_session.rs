@@ -30,6 +30,13 @@ pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
     fn validate(&self) -> Result<(), ConfigError>;
     /// Runs the model (validates first; never panics).
     fn run(&self) -> Result<Self::Run, ConfigError>;
+    /// The pairs an old link's or flag's (name, value) stands for, when a control was
+    /// renamed or split since (Demo 13's `order=wrong` is
+    /// `order=breaker-outside-retry&bulkheads=shared`); `None` reads the pair as it is.
+    /// [`LabSession::read_pairs`] reads the pairs given in its place, where it stood.
+    fn legacy_pairs(_name: &str, _value: &str) -> Option<&'static [(&'static str, &'static str)]> {
+        None
+    }
 }
 
 /// What kind of value a control holds, and how the page shows it.
@@ -369,20 +376,27 @@ impl<L: LabModel> LabSession<L> {
     }
 
     /// The config a link's (name, value) pairs describe, and one message per pair left
-    /// out. Each value is read by its control; the values the model takes together apply
-    /// whatever their order (a limit across controls, such as Demo 12's work limit, may
-    /// refuse a state on the way). When it does not, they apply one at a time, in order,
+    /// out. A pair of an old link stands for the pairs [`LabModel::legacy_pairs`] gives,
+    /// where it stood. Each value is read by its control; the values the model takes
+    /// together apply whatever their order (a limit across controls, such as Demo 12's work
+    /// limit, may refuse a state on the way). When it does not, they apply one at a time, in order,
     /// each checked by the model, and what it refuses is left out.
     pub fn read_pairs<'a>(
         pairs: impl IntoIterator<Item = (&'a str, &'a str)>,
     ) -> (L, Vec<ConfigError>) {
         let mut problems = Vec::new();
         let mut read = Vec::new();
-        for (name, text) in pairs {
+        let mut take = |name: &str, text: &str| {
             let control = Self::control(name).ok_or_else(|| unknown::<L>(name));
             match control.and_then(|c| Ok((c, c.parse(text)?))) {
                 Ok(pair) => read.push(pair),
                 Err(e) => problems.push(e),
+            }
+        };
+        for (name, text) in pairs {
+            match L::legacy_pairs(name, text.trim()) {
+                Some(new) => new.iter().for_each(|(name, text)| take(name, text)),
+                None => take(name, text),
             }
         }
         let mut together = L::default();
