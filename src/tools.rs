@@ -98,9 +98,24 @@ pub mod exports {
         let name = role(instance, resilience4j::RECOMMENDATIONS);
         let read: TickImport = match resilience4j::read_fragment(text, None) {
             Err(all) => Err(problems(all).into()),
-            Ok(fragment) => resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
-                .map(|(breaker, bulkhead)| (breaker, bulkhead, not_read(fragment.not_read)))
-                .map_err(|all| refused(all, &fragment.instances)),
+            Ok(fragment) => {
+                let played = resilience4j::tick_roles(&fragment.instances, name);
+                let sources = sources(&fragment, played);
+                resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
+                    .map(|(breaker, bulkhead)| {
+                        let mut notes = not_read(fragment.not_read.clone());
+                        notes.extend(sources);
+                        // What the import noted: instances read but not used, and the
+                        // played instances' own notes.
+                        if let Ok(import) =
+                            resilience4j::import_tick_as(&tick, &fragment.instances, name)
+                        {
+                            notes.extend(problems(import.notes));
+                        }
+                        (breaker, bulkhead, notes)
+                    })
+                    .map_err(|all| refused(all, &fragment.instances))
+            }
         };
         to_js(&read)
     }
@@ -116,7 +131,11 @@ pub mod exports {
                 let mut sandbox = resilience_sim::scenario::sandbox::BreakerSandbox::default();
                 resilience4j::apply_to_sandbox_as(&mut sandbox, &fragment.instances, name)
                     .map(|notes| {
-                        let mut all = not_read(fragment.not_read);
+                        let breaker = resilience4j::tick_roles(&fragment.instances, name)
+                            .into_iter()
+                            .filter(|i| i.config.kind() == resilience4j::Kind::CircuitBreaker);
+                        let mut all = not_read(fragment.not_read.clone());
+                        all.extend(sources(&fragment, breaker.collect()));
                         all.extend(notes);
                         (sandbox.settings().config.clone(), all)
                     })
@@ -159,6 +178,16 @@ pub mod exports {
         crate::url_state::shortened(all)
             .iter()
             .map(|problem| resilience_sim::error::one_line(problem))
+            .collect()
+    }
+
+    /// Where the values of the instances the page plays came from: the file's instance, a
+    /// shared config, or Resilience4j's defaults (one sentence each).
+    fn sources(fragment: &resilience4j::Fragment, played: Vec<&Instance>) -> Vec<String> {
+        played
+            .into_iter()
+            .filter_map(|instance| fragment.provenance_of(instance))
+            .map(|sentence| resilience_sim::error::one_line(&sentence))
             .collect()
     }
 

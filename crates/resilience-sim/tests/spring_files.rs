@@ -232,3 +232,51 @@ fn the_learner_chooses_which_instance_plays_the_demo_s_role() {
     let missing = apply_to_tick_as(&tick, &fragment.instances, "inventory").unwrap_err();
     assert!(missing[0].contains("none named inventory"), "{missing:?}");
 }
+
+/// Which values came from the instance, which from a shared config, and which are
+/// Resilience4j's defaults (issue 22 §5).
+#[test]
+fn the_fragment_says_where_each_instance_s_values_came_from() {
+    let text = "\
+resilience4j.circuitbreaker:
+  configs:
+    default:
+      sliding-window-size: 20
+      wait-duration-in-open-state: 5s
+    strict:
+      failure-rate-threshold: 25
+  instances:
+    backendA:
+      base-config: strict
+      minimum-number-of-calls: 5
+      failure-rate-threshold: 30
+    backendB:
+      minimum-number-of-calls: 7
+resilience4j.bulkhead.instances.backendA.max-concurrent-calls: 3
+";
+    let fragment = read_fragment(text, None).unwrap_or_else(|e| panic!("{e:#?}"));
+    let sentence = |path: &str| {
+        let i = fragment
+            .instances
+            .iter()
+            .position(|i| i.path() == path)
+            .unwrap_or_else(|| panic!("no {path}"));
+        fragment.provenance_of(&fragment.instances[i]).unwrap()
+    };
+    // backendA's base-config is `strict`, which has no base: configs.default does not apply
+    // (Resilience4j's `createCircuitBreakerConfig` builds on the named base alone), and the
+    // instance's own failure rate overrides the base's.
+    assert_eq!(
+        sentence("resilience4j.circuitbreaker.instances.backendA"),
+        "resilience4j.circuitbreaker.instances.backendA: failure-rate-threshold, minimum-number-of-calls set in the instance; every other value is Resilience4j's default."
+    );
+    // backendB has no base-config: configs.default is its base.
+    assert_eq!(
+        sentence("resilience4j.circuitbreaker.instances.backendB"),
+        "resilience4j.circuitbreaker.instances.backendB: minimum-number-of-calls set in the instance; sliding-window-size, wait-duration-in-open-state from configs.default; every other value is Resilience4j's default."
+    );
+    assert_eq!(
+        sentence("resilience4j.bulkhead.instances.backendA"),
+        "resilience4j.bulkhead.instances.backendA: max-concurrent-calls set in the instance; every other value is Resilience4j's default."
+    );
+}

@@ -211,6 +211,21 @@ impl SemaphoreBulkhead {
         }
     }
 
+    /// Takes `n` free permits at once for a holder that is not a call: Java's
+    /// `Semaphore.acquire(n)`, as Resilience4j's `changeConfig` does to lower
+    /// `maxConcurrentCalls`. Only when no call waits and `n` permits are free at `now`;
+    /// otherwise nothing changes and it returns false (Java's caller would block: not
+    /// modelled here). The permits come back through [`release`](Self::release), one at a
+    /// time, as any permit does. They are not counted as calls.
+    pub fn hold_free_permits(&mut self, now: Millis, n: u32) -> bool {
+        self.retire_expired(now);
+        if !self.waiters.is_empty() || n > self.available_permits() {
+            return false;
+        }
+        self.in_use += n;
+        true
+    }
+
     /// The earliest instant at which a waiter will be rejected, for event-driven drivers.
     pub fn next_deadline(&self) -> Option<Millis> {
         self.waiters.iter().map(|w| w.deadline).min()

@@ -438,7 +438,7 @@ fn at(line: usize, path: &str, message: &str) -> Problem {
 pub fn instances_and_not_read(
     entries: &[Entry],
     not_read: &mut Vec<String>,
-) -> Result<Vec<Instance>, Vec<String>> {
+) -> Result<Vec<(Instance, Provenance)>, Vec<String>> {
     let mut problems: Vec<Problem> = Vec::new();
     let mut layers: Vec<Layer> = Vec::new();
     let mut found = false;
@@ -495,7 +495,7 @@ pub fn instances_and_not_read(
             .filter(|l| l.config && l.kind == layer.kind)
             .collect();
         match build(layer, &configs) {
-            Ok(instance) => out.push(instance),
+            Ok(built) => out.push(built),
             Err(problem) => problems.push(problem),
         }
     }
@@ -936,8 +936,74 @@ fn merged(layer: &Layer, base: &Layer) -> Layer {
     layer
 }
 
-fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
+/// Where an instance's values came from: each setting it sets, with the block that set it
+/// last (the instance's own, a `configs.NAME` by `base-config`, or `configs.default`);
+/// every other setting is Resilience4j's default.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Provenance {
+    /// The instance's path, `resilience4j.circuitbreaker.instances.backendA`.
+    pub instance: String,
+    /// (Spring key, the path of the block that set it), in the order of the kind's table.
+    pub set_by: Vec<(&'static str, String)>,
+}
+
+impl Provenance {
+    /// One plain sentence: which values came from the instance, which from a shared config,
+    /// and that the rest are Resilience4j's defaults.
+    pub fn sentence(&self) -> String {
+        let mut groups: Vec<(&str, Vec<&str>)> = Vec::new();
+        for (key, block) in &self.set_by {
+            match groups.iter_mut().find(|(b, _)| b == block) {
+                Some((_, keys)) => keys.push(key),
+                None => groups.push((block, vec![key])),
+            }
+        }
+        // The instance's own block first.
+        groups.sort_by_key(|(block, _)| *block != self.instance);
+        let parts: Vec<String> = groups
+            .iter()
+            .map(|(block, keys)| {
+                let from = if *block == self.instance {
+                    "set in the instance".to_string()
+                } else {
+                    let shared = block
+                        .split_once(".configs.")
+                        .map_or(*block, |(_, name)| name);
+                    cat(&["from configs.", shared])
+                };
+                cat(&[&keys.join(", "), " ", &from])
+            })
+            .collect();
+        if parts.is_empty() {
+            return cat(&[&self.instance, ": every value is Resilience4j's default."]);
+        }
+        cat(&[
+            &self.instance,
+            ": ",
+            &parts.join("; "),
+            "; every other value is Resilience4j's default.",
+        ])
+    }
+}
+
+fn build(layer: &Layer, configs: &[&Layer]) -> Result<(Instance, Provenance), Problem> {
     let layers = chain(layer, configs, 0)?;
+    let mut set_by = Vec::new();
+    for &(key, ty) in settings(layer.kind) {
+        if matches!(
+            ty,
+            Ty::BaseConfig | Ty::InertBool | Ty::InertInt(_) | Ty::Code
+        ) {
+            continue;
+        }
+        if let Some(block) = layers.iter().rev().find(|l| l.get(key).is_some()) {
+            set_by.push((key, block.path.clone()));
+        }
+    }
+    let provenance = Provenance {
+        instance: layer.path.clone(),
+        set_by,
+    };
     let mut notes = Vec::new();
     let mut config = match layer.kind {
         Kind::CircuitBreaker => PolicyConfig::CircuitBreaker(CircuitBreakerConfig::default()),
@@ -994,11 +1060,14 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<Instance, Problem> {
     if let Err(e) = checked {
         return Err(locate(&e, layer, &layers));
     }
-    Ok(Instance {
-        name: layer.name.clone(),
-        config,
-        notes,
-    })
+    Ok((
+        Instance {
+            name: layer.name.clone(),
+            config,
+            notes,
+        },
+        provenance,
+    ))
 }
 
 /// Where an engine validation error comes from: the last block of the chain that set the

@@ -56,10 +56,11 @@ use crate::policy::time_limiter::TimeLimiterConfig;
 use crate::Millis;
 
 pub use export::{to_java, to_properties, to_yaml};
-pub use import::read_entries;
+pub use import::{read_entries, Provenance};
 pub use tick::{
     apply_to_sandbox, apply_to_sandbox_as, apply_to_tick, apply_to_tick_as, import_tick,
-    import_tick_as, tick_instances, TickImport, PAYMENT, RECOMMENDATIONS, SANDBOX_INSTANCE,
+    import_tick_as, tick_instances, tick_roles, TickImport, PAYMENT, RECOMMENDATIONS,
+    SANDBOX_INSTANCE,
 };
 
 /// The largest fragment the readers accept.
@@ -193,16 +194,32 @@ pub fn read(text: &str) -> Result<Vec<Instance>, Vec<String>> {
 pub struct Fragment {
     pub instances: Vec<Instance>,
     pub not_read: Vec<String>,
+    /// Where each instance's values came from, in the order of `instances`.
+    pub provenance: Vec<Provenance>,
+}
+
+impl Fragment {
+    /// The sentence saying where the values of `instance` (one of `instances`) came from.
+    pub fn provenance_of(&self, instance: &Instance) -> Option<String> {
+        let at = self
+            .instances
+            .iter()
+            .position(|i| std::ptr::eq(i, instance))?;
+        self.provenance.get(at).map(Provenance::sentence)
+    }
 }
 
 /// [`read`] with `profile` active (see [`import::read_documents`]), saying what it did not
 /// read.
 pub fn read_fragment(text: &str, profile: Option<&str>) -> Result<Fragment, Vec<String>> {
     let (entries, mut not_read) = import::read_documents(text, profile)?;
-    let instances = import::instances_and_not_read(&entries, &mut not_read)?;
+    let (instances, provenance) = import::instances_and_not_read(&entries, &mut not_read)?
+        .into_iter()
+        .unzip();
     Ok(Fragment {
         instances,
         not_read,
+        provenance,
     })
 }
 

@@ -127,6 +127,16 @@ fn unused(instance: &Instance, why: &str) -> String {
     ])
 }
 
+/// The instances a tick demo plays with `name` ([`import_tick_as`]): its breaker, bulkhead
+/// and time limiter, each when the fragment has one to play.
+pub fn tick_roles<'a>(instances: &'a [Instance], name: &str) -> Vec<&'a Instance> {
+    let mut ignored = Vec::new();
+    [Kind::CircuitBreaker, Kind::Bulkhead, Kind::TimeLimiter]
+        .into_iter()
+        .filter_map(|kind| pick(instances, kind, name, &mut ignored))
+        .collect()
+}
+
 /// The tick demo `config` with a fragment's instances (see the module docs); every
 /// problem is one line naming the key path.
 pub fn import_tick(config: &TickConfig, instances: &[Instance]) -> Result<TickImport, Vec<String>> {
