@@ -297,6 +297,12 @@ test('Demo 13: every scenario, both old stacks; what each layer did, and the sag
       await screenshot(page, `demo-13-${scenario}-${order}-${bulkheads}`);
     }
   }
+  // The table scrolls sideways on a narrow screen: its container is a named, focusable region.
+  const scroller = page.locator('.table-scroll:has([data-testid=saga-table])');
+  assert.equal(await scroller.getAttribute('tabindex'), '0');
+  assert.equal(await scroller.getAttribute('role'), 'region');
+  await scroller.focus();
+  assert.ok(await scroller.evaluate((el) => el === document.activeElement));
   // The course's validation list, as the page shows it.
   assert.deepEqual(figures['decline-storm resilience4j separate'], ['0', '100', '0', '0', '100', 'CLOSED']);
   assert.equal(figures['quoter-stall resilience4j separate'][0], '600', 'a stalled quoter costs payment nothing');

@@ -462,7 +462,7 @@ pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
 
 /// The saga table of `rows`, the row of `config`'s scenario marked.
 pub fn saga_table_html(config: &CheckoutConfig, rows: &[SagaRow], h: &mut String) {
-    h.raw("<div class=\"table-scroll\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (order: ")
+    h.raw("<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Saga states per scenario (scrolls sideways)\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (order: ")
         .text(config.order.name())
         .raw("; bulkheads: ")
         .text(config.bulkheads.name())
