@@ -18,7 +18,7 @@ const CEILING_KB = {
   'tick-demos': 195,
   'retry-labs': 190,
   sandbox: 213,
-  pool: 187,
+  pool: 188,
   brownout: 218,
   checkout: 204,
 };
