@@ -20,7 +20,7 @@ const CEILING_KB = {
   sandbox: 213,
   pool: 188,
   brownout: 218,
-  checkout: 204,
+  checkout: 205,
 };
 const PAGES = [
   ...Array.from({ length: 13 }, (_, i) => `?demo=${i + 1}`),

@@ -324,6 +324,11 @@ test('Demo 13: no bulkhead, platform or virtual threads; who waits for what', as
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 },
     '?demo=13&scenario=quoter-stall&order=breaker-outside-retry&bulkheads=none');
   await page.getByTestId('payment-stack').waitFor();
+  // The breakers' strips: readable letters, and a time axis every 10 s (60 s: 6 per strip).
+  const cell = page.locator('.state-strip li').first();
+  assert.ok(await cell.evaluate((el) => parseFloat(getComputedStyle(el).fontSize)) >= 12);
+  assert.equal(await page.locator('.state-strip li[data-t]').count(), 12);
+  assert.equal(await page.locator('.state-strip li[data-t]').first().evaluate((el) => getComputedStyle(el, '::after').content), '"10 s"');
   const stack = await page.getByTestId('payment-stack').textContent();
   assert.match(stack, /CircuitBreaker\(Retry\(call\)\)/);
   assert.doesNotMatch(stack, /Bulkhead/);

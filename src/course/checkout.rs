@@ -338,7 +338,8 @@ pub fn permits_summary(run: &CheckoutRun) -> String {
     }
 }
 
-/// Both breakers' states, one cell per second (a letter as well as a colour).
+/// Both breakers' states, one cell per second (a letter as well as a colour), every tenth
+/// second labelled with its time.
 pub fn states_html(run: &CheckoutRun, h: &mut String) {
     for (name, payment) in [("Payment breaker", true), ("Shipping breaker", false)] {
         h.raw("<p class=\"state-strip-label\">")
@@ -355,11 +356,12 @@ pub fn states_html(run: &CheckoutRun, h: &mut String) {
                 State::HalfOpen => ("half-open", "H"),
                 _ => ("closed", "C"),
             };
-            h.raw("<li data-state=\"")
-                .raw(class)
-                .raw("\">")
-                .raw(letter)
-                .raw("</li>");
+            h.raw("<li data-state=\"").raw(class);
+            // Every tenth second carries its time, drawn under the cell: the strip's axis.
+            if s.t_s % 10 == 0 {
+                h.raw("\" data-t=\"").num(s.t_s.into());
+            }
+            h.raw("\">").raw(letter).raw("</li>");
         }
         h.raw("</ol>");
     }
