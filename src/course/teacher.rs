@@ -182,9 +182,9 @@ const NOTES: [TeacherNotes; 13] = [
             "Identify which mechanism of a protection stack turns a slow dependency into an outage.",
             "Compare what each fix does for users with what it does for the system.",
         ],
-        answer: "The bulkhead, as configured: its queue of 200 holds order's own request threads, so order runs out of threads and order history fails with the submissions. (With a queue of 20 the retries become the worst.)",
-        reasoning: "At 4 s a call, 20 threads admit 5 pricing calls/s; Little's law asks for 250 x 4 s = 1,000 in flight. 20 running plus 200 queued is more than order's 200 threads. The breaker never opens: pricing returns no errors.",
-        discussion: "A 300 ms timeout saves order and pricing but no user gets a price once the cache is 30 s old. What would you watch to see that difference?",
+        answer: "The retries, as configured: the bulkhead's short queue refuses at once, and every refusal is tried three times more, about 4 attempts per submission for the same 5 admitted calls a second. (With a queue of 200 the bulkhead becomes the worst: its queued calls hold order's threads until none is left.)",
+        reasoning: "At 4 s a call, 20 threads admit 5 pricing calls/s; Little's law asks for 250 x 4 s = 1,000 in flight. The breaker never opens: pricing returns no errors. The retries cannot reach pricing past the bulkhead; they multiply the attempts and keep order's threads asleep.",
+        discussion: "A 300 ms timeout saves order and pricing but no user gets a price once the cache is 30 s old, and after pricing recovers the open breaker keeps users waiting. What would you watch to see that difference?",
         misconceptions: &[
             "More protection is always safer. Each mechanism did what it was told, and together they took down the whole service.",
             "A breaker catches a brownout. One that counts errors only never opens on a slow dependency that returns none.",
@@ -297,9 +297,10 @@ mod tests {
         // 03-incident-labs.md, Lab D: "a shared request pool of 24 threads", "a semaphore
         // bulkhead of 8".
         assert!(answer(11).contains("24 threads") && answer(11).contains("bulkhead of 8"));
-        // 03-incident-labs.md, Lab C: "a bulkhead of 20 threads ... and a queue of 200" on
-        // `order`'s "pool of 200 request threads".
-        assert!(answer(12).starts_with("The bulkhead") && answer(12).contains("queue of 200"));
+        // 03-incident-labs.md, Lab C: "a short queue refuses at once, so the retries fire
+        // and multiply offered load (the course's answer ...: the retries)"; the long
+        // queue (200) is the other regime.
+        assert!(answer(12).starts_with("The retries") && answer(12).contains("queue of 200"));
         // 03-incident-labs.md, Lab E: payment breaker "minimumNumberOfCalls 10"; "a connect
         // failure may be retried once" (2 requests); a read timeout records UNCERTAIN.
         assert!(answer(13).contains("10 failures") && answer(13).contains("at most 2 requests"));

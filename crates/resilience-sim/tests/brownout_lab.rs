@@ -53,10 +53,11 @@ fn the_run_spans_08_59_50_to_the_chosen_end_one_row_a_second() {
 }
 
 #[test]
-fn littles_law_needs_20_calls_in_flight_before_nine_and_1000_after() {
+fn littles_law_needs_20_calls_in_flight_before_nine_and_1000_while_pricing_is_slow() {
     let run = run(|_| {});
+    // The fault lasts 60 s by default: 09:00:00 to 09:01:00.
     for s in &run.seconds {
-        let expected = if s.t_s <= 0 { 20 } else { 1_000 };
+        let expected = if s.t_s <= 0 || s.t_s > 60 { 20 } else { 1_000 };
         assert_eq!(s.concurrency_needed, expected, "second {}", s.t_s);
     }
 }
@@ -77,7 +78,7 @@ fn after_nine_the_bulkhead_admits_about_5_calls_a_second_2_percent_of_demand() {
     for queue in [200, 20] {
         let run = run(|c| c.queue_capacity = queue);
         // Its 20 threads each take 4 s (±20 %) per call: 20 / 4 s = 5 calls a second.
-        let after = rows(&run, 6, 120);
+        let after = rows(&run, 6, 60);
         let admitted = sum(&after, |s| s.admitted) / after.len() as f64;
         assert!(
             (4.5..=5.5).contains(&admitted),
@@ -109,14 +110,14 @@ fn the_errors_only_breaker_never_opens() {
 fn retries_multiply_the_attempts_on_the_breaker_by_about_3_to_4() {
     // With a queue of 20 the bulkhead refuses, and each refusal is tried 3 more times.
     let run = run(|c| c.queue_capacity = 20);
-    let factor = attempts_per_submission(&rows(&run, 2, 120));
+    let factor = attempts_per_submission(&rows(&run, 2, 60));
     assert!((3.0..=4.0).contains(&factor), "{factor}");
     // The spec-00 rule (never retry BulkheadFullException) brings it back to 1.
     let rule = self::run(|c| {
         c.queue_capacity = 20;
         c.retry_bulkhead_full = false;
     });
-    let factor = attempts_per_submission(&rows(&rule, 2, 120));
+    let factor = attempts_per_submission(&rows(&rule, 2, 60));
     assert!(factor < 1.01, "{factor}");
 }
 
@@ -141,11 +142,11 @@ fn the_30_s_cache_hit_rate_collapses_within_about_30_s() {
 fn with_the_large_queue_the_order_threads_run_out_and_history_fails_with_20_they_do_not() {
     let large = run(|c| c.queue_capacity = 200);
     // 20 running + 200 queued calls would need 220 of order's 200 threads.
-    for s in rows(&large, 2, 120) {
+    for s in rows(&large, 2, 60) {
         assert_eq!(s.order_threads, 200, "second {}", s.t_s);
         assert!(s.order_threads_on_pricing >= 190);
     }
-    let after = rows(&large, 2, 120);
+    let after = rows(&large, 2, 60);
     let history = sum(&after, |s| s.history_ok) / sum(&after, |s| s.history_total);
     assert!(history < 0.05, "{history}");
 
@@ -171,19 +172,72 @@ fn the_300_ms_timeout_makes_the_breaker_open_within_seconds() {
 
 #[test]
 fn fix_1_protects_the_threads_and_pricing_but_fewer_users_get_an_answer() {
-    let before = run(|c| c.queue_capacity = 20).headline();
-    let after = run(|c| {
-        c.queue_capacity = 20;
-        c.fixes = 1;
-    })
-    .headline();
+    let (none, one) = (run(|_| {}), run(|c| c.fixes = 1));
+    let (before, after) = (none.headline(), one.headline());
     assert!(after.users.answered() < before.users.answered());
     assert!(after.peak_order_threads < before.peak_order_threads);
-    assert!(after.pricing_calls_per_second < before.pricing_calls_per_second);
+    // Once the breaker is open, pricing gets nothing from us until the open wait is over.
+    assert!(rows(&one, 11, 60).iter().all(|s| s.admitted == 0));
+    let trickle = sum(&rows(&none, 11, 60), |s| s.admitted) / 50.0;
+    assert!((4.0..=6.0).contains(&trickle), "{trickle}");
     // With the large queue it is what saves order history.
     let large = run(|c| c.fixes = 1).headline();
     assert!(large.history_ok_percent > 99.0);
     assert!(large.peak_order_threads < 100);
+}
+
+#[test]
+fn the_read_timeout_frees_the_bulkhead_thread_and_pricing_works_on_for_nobody() {
+    // Before the breaker opens, each of the 20 threads is free again after 300 ms, so
+    // pricing receives about 20 / 0.3 s = 67 calls a second instead of 20 / 4 s = 5, and
+    // works its 4 s on each after the client has closed the connection.
+    let read = run(|c| c.fixes = 1);
+    let early = rows(&read, 2, 7);
+    let received = sum(&early, |s| s.admitted) / early.len() as f64;
+    assert!((55.0..=70.0).contains(&received), "{received} calls/s");
+    assert!(early.iter().all(|s| s.abandoned == 0));
+    // About 67/s x 4 s of calls at once by 09:00:05.
+    let wasted = rows(&read, 5, 5)[0].pricing_wasted;
+    assert!((200..=280).contains(&wasted), "{wasted}");
+    // A TimeLimiter frees the caller only: its timed-out calls keep their threads, so
+    // pricing still gets about 5 calls a second and nothing is wasted behind a closed
+    // connection; the calls are abandoned in the bulkhead instead.
+    let limiter = run(|c| {
+        c.fixes = 1;
+        c.timeout_kind = resilience_sim::policy::time_limiter::TimeoutKind::StopWaiting;
+    });
+    // (Its 20 threads took their calls at 09:00 and are busy until about 09:00:04.)
+    let early = rows(&limiter, 2, 7);
+    let received = sum(&early, |s| s.admitted) / early.len() as f64;
+    assert!(received <= 6.0, "{received} calls/s");
+    assert!(limiter.seconds.iter().all(|s| s.pricing_wasted == 0));
+    assert!(early.iter().any(|s| s.abandoned > 0));
+    // Both are errors to the breaker: it opens within the 10 s window either way.
+    for run in [&read, &limiter] {
+        assert!(run
+            .breaker_first_open_s
+            .is_some_and(|t| t > 0.0 && t <= 10.0));
+    }
+}
+
+#[test]
+fn when_the_fault_ends_users_get_live_prices_again_once_the_breaker_lets_calls_through() {
+    // As configured, nothing is open: pricing answers in 80 ms from 09:01:00 and users
+    // get live prices again within a few seconds.
+    let none = run(|_| {});
+    let recovered = none.users_recovered_s().expect("recovers");
+    assert!((61..=65).contains(&recovered), "{recovered}");
+    // With fix 1 the breaker opened at about 8 s and waits 60 s before its trials: users
+    // get live prices only after that, whatever pricing does from 09:01:00.
+    let one = run(|c| c.fixes = 1);
+    let opened = one.breaker_first_open_s.unwrap();
+    let recovered = one.users_recovered_s().expect("recovers") as f64;
+    assert!(
+        recovered >= opened + 60.0 && recovered <= opened + 63.0,
+        "opened {opened}, recovered {recovered}"
+    );
+    // A longer fault than the run: no recovery to report.
+    assert_eq!(run(|c| c.fault_seconds = 200).users_recovered_s(), None);
 }
 
 #[test]
@@ -217,16 +271,20 @@ fn fix_2_counts_slow_calls_when_they_stay_under_the_timeout() {
 #[test]
 fn the_retry_budget_brings_attempts_back_near_1_per_submission() {
     let run = run(|c| c.fixes = 3);
-    let factor = attempts_per_submission(&rows(&run, 2, 120));
+    let factor = attempts_per_submission(&rows(&run, 2, 60));
     assert!(factor < 1.2, "{factor}");
     assert!(run.seconds.iter().any(|s| s.budget_refused > 0));
 }
 
 #[test]
 fn the_out_of_band_cache_serves_nearly_every_user() {
-    let headline = run(|c| c.fixes = 4).headline();
-    let share = f64::from(headline.users.cached) / f64::from(headline.users.total());
+    let run = run(|c| c.fixes = 4);
+    let fault = rows(&run, 1, 60);
+    let share = sum(&fault, |s| s.users.cached) / sum(&fault, |s| s.submissions);
     assert!(share > 0.99, "{share}");
+    let headline = run.headline();
+    let answered = f64::from(headline.users.answered()) / f64::from(headline.users.total());
+    assert!(answered > 0.99, "{answered}");
     assert!(headline.history_ok_percent > 99.0);
 }
 
@@ -244,14 +302,15 @@ fn the_ladder_is_the_runs_of_each_step() {
 #[test]
 fn the_run_answers_which_mechanism_makes_the_outage_worse() {
     // The large queue holds order's threads until they run out.
-    let effects = mechanism_effects(&run(|_| {}));
+    let effects = mechanism_effects(&run(|c| c.queue_capacity = 200));
     assert_eq!(effects.worse, Some(Mechanism::Bulkhead));
     assert!(effects.order_ran_out);
     assert_eq!(effects.breaker_first_open_s, None);
     assert!((4.5..=5.5).contains(&effects.pricing_calls_per_second));
     assert_eq!(effects.concurrency_needed, 1_000);
-    // With a queue of 20 the bulkhead protects order; the retries multiply the work.
-    let effects = mechanism_effects(&run(|c| c.queue_capacity = 20));
+    // With the default queue of 20 the bulkhead protects order; the retries multiply the
+    // work: the course's answer.
+    let effects = mechanism_effects(&run(|_| {}));
     assert_eq!(effects.worse, Some(Mechanism::Retry));
     assert!(!effects.order_ran_out);
     assert!(effects.attempts_per_submission >= 3.0);
@@ -279,6 +338,9 @@ fn every_submission_ends_in_exactly_one_user_outcome_and_nothing_exceeds_its_poo
             assert!(s.accept_queue <= 100, "{at}");
             assert!(s.pricing_in_flight <= 20 && s.queued <= queue, "{at}");
             assert!(s.abandoned <= s.pricing_in_flight + s.queued, "{at}");
+            // Wasted work only behind a read timeout; abandoned calls only behind a
+            // time limiter.
+            assert!(s.pricing_wasted == 0 || s.abandoned == 0, "{at}");
             assert!(
                 s.retries <= s.attempts && s.cache_hits <= s.fallbacks,
                 "{at}"
@@ -334,4 +396,24 @@ fn bad_settings_are_refused_with_their_name_and_the_work_is_bounded() {
     assert!(big.most_calls() <= MAX_WORK);
     big.fixes = 1;
     assert!(brownout::run(&big).is_ok());
+}
+
+#[test]
+fn with_the_long_queue_the_faults_backlog_never_drains() {
+    // 20 threads at 80 ms serve 250 calls a second, exactly the 250 that arrive (Little's
+    // law: 20 in flight): the calls queued during the fault stay queued, each new call
+    // waits behind them, and its user gives up.
+    let long = run(|c| c.queue_capacity = 200);
+    assert_eq!(long.users_recovered_s(), None);
+    for s in rows(&long, 70, 120) {
+        assert!(s.queued >= 150, "second {}: {} queued", s.t_s, s.queued);
+        assert!(s.users.gave_up >= 240, "second {}", s.t_s);
+    }
+    // Five threads more drain it within seconds of the fault's end.
+    let wider = run(|c| {
+        c.queue_capacity = 200;
+        c.bulkhead_threads = 25;
+    });
+    let recovered = wider.users_recovered_s().expect("recovers");
+    assert!((61..=75).contains(&recovered), "{recovered}");
 }

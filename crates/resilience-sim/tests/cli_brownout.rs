@@ -56,12 +56,20 @@ fn brownout_prints_the_issues_fields_one_row_a_second() {
     }
     // The stack as configured: the breaker never opens.
     assert!(run["breaker_first_open_s"].is_null());
-    // 09:00:10: the bulkhead's 20 threads are busy for 4 s a call, its queue is full of
-    // waiting calls holding order's threads, and order has none left.
+    // 09:00:10: the bulkhead's 20 threads are busy for 4 s a call, its queue of 20 is
+    // full, and every refusal is tried again: several attempts a submission.
     let row = &rows[19];
     assert_eq!(row["t_s"], 10);
-    assert_eq!(u(&row["order_threads"]), 200);
+    assert_eq!(row["pricing_slow"], true);
     assert!(u(&row["admitted"]) <= 10);
+    assert!(u(&row["attempts"]) >= 3 * 250, "{}", row["attempts"]);
+    // The long queue, one flag away: it holds order's threads until there are none.
+    let long = json(&["lab", "brownout", "--queue", "200"]);
+    assert_eq!(u(&seconds(&long)[19]["order_threads"]), 200);
+    // Pricing answers at its normal speed from 09:01:00 (the default fault of 60 s).
+    assert_eq!(rows[69]["t_s"], 60);
+    assert_eq!(rows[69]["pricing_slow"], true);
+    assert_eq!(rows[70]["pricing_slow"], false);
 }
 
 #[test]
@@ -98,7 +106,7 @@ fn fixes_queue_and_kebab_case_flags_reach_the_model() {
     let rows = seconds(&alias);
     assert_eq!(rows.len(), 40);
     assert!(rows.iter().all(|r| u(&r["queued"]) <= 20));
-    // Fix 1's time limiter opens the breaker within the 10 s window.
+    // Fix 1's read timeout opens the breaker within the 10 s window.
     let opened = alias["breaker_first_open_s"].as_f64().expect("it opens");
     assert!(opened > 0.0 && opened <= 10.0, "{opened}");
     // Not retrying BulkheadFullException: until the breaker opens, the only retries are
@@ -153,7 +161,9 @@ fn lab_help_lists_the_brownout_controls() {
     assert!(text.contains("Controls of `lab brownout`"), "{text}");
     for flag in [
         "--fixes 0",
-        "--queueCapacity 200",
+        "--queueCapacity 20",
+        "--faultSeconds 60",
+        "--timeoutKind readTimeout",
         "--retryBulkheadFull true",
         "--pricingSlowMs 4000",
         "--seconds 120",
@@ -161,7 +171,7 @@ fn lab_help_lists_the_brownout_controls() {
         "--timeoutMs 300",
         "--retryBudgetPercent 10",
         "--seed 1",
-        "--queue 200",
+        "--queue 20",
     ] {
         assert!(text.contains(flag), "{flag} in lab --help");
     }

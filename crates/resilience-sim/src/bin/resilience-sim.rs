@@ -551,7 +551,7 @@ fn controls_help<L: LabModel>() -> String {
         text.push_str("\n  --policy retries  Which line to run: none, retries or budget.");
     }
     if L::NAME == "brownout" {
-        text.push_str("\n  --queue 200  The bulkhead's queue (queueCapacity).\n  (Flags may also be written in kebab-case: --retry-bulkhead-full false.)");
+        text.push_str("\n  --queue 20  The bulkhead's queue (queueCapacity).\n  (Flags may also be written in kebab-case: --retry-bulkhead-full false.)");
     }
     if L::NAME == "pool" {
         text.push_str(

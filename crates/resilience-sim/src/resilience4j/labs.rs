@@ -14,6 +14,7 @@ use crate::model::shared_pool::PoolBulkhead;
 use crate::outcome::Outcome;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::retry::{self, IntervalFunction, Jitter, RetryConfig};
+use crate::policy::time_limiter::TimeLimiterConfig;
 use crate::scenario::brownout_lab::BrownoutLab;
 use crate::scenario::checkout_lab::CheckoutLab;
 use crate::scenario::labs::{AmplificationLab, JitterLab};
@@ -214,12 +215,25 @@ pub fn brownout(lab: &BrownoutLab) -> Vec<Instance> {
         ]));
     }
     out.push(retry);
-    if let Some(limiter) = c.time_limiter() {
-        out.push(
-            Instance::new("pricing", PolicyConfig::TimeLimiter(limiter)).note(
+    match c.fix_timeout() {
+        Some(t) if t.releases_resource() => out[0].notes.push(cat(&[
+            "Fix 1's ",
+            &format_duration(t.duration),
+            " timeout is the HTTP client's read timeout inside the call (for example RestClient's readTimeout), not a Resilience4j setting: it frees the bulkhead thread when it fires.",
+        ])),
+        Some(t) => out.push(
+            Instance::new(
+                "pricing",
+                PolicyConfig::TimeLimiter(TimeLimiterConfig {
+                    timeout_duration: t.duration,
+                    cancel_running_future: true,
+                }),
+            )
+            .note(
                 "It frees the caller, not the bulkhead thread: the timed-out call runs on until pricing answers (the CompletionStage path never cancels it).",
             ),
-        );
+        ),
+        None => {}
     }
     out
 }

@@ -11,6 +11,7 @@ use crate::model::brownout::{
     self, BrownoutConfig, BrownoutRun, MAX_ACCEPT, MAX_ATTEMPTS, MAX_BULKHEAD_THREADS, MAX_MS,
     MAX_ORDER_THREADS, MAX_PRODUCTS, MAX_RPS, MAX_SECONDS,
 };
+use crate::policy::time_limiter::TimeoutKind;
 use crate::Millis;
 
 /// Lab C (Demo 12): the 09:00 pricing brownout and its fix ladder.
@@ -28,13 +29,19 @@ const FIX_OPTIONS: [(&str, &str); 5] = [
     ("4", "4: + a cache filled out of band"),
 ];
 
+/// Fix 1's kinds of timeout, named as in the config's serde.
+const TIMEOUT_KIND_OPTIONS: [(&str, &str); 2] = [
+    ("readTimeout", "the HTTP client's read timeout"),
+    ("stopWaiting", "a Resilience4j TimeLimiter"),
+];
+
 fn ms(v: Millis) -> ControlValue {
     ControlValue::Number(v as f64)
 }
 
 type B = BrownoutLab;
 
-const BROWNOUT_CONTROLS: [Control<B>; 29] = [
+const BROWNOUT_CONTROLS: [Control<B>; 31] = [
     Control {
         name: "fixes",
         label: "Fixes applied",
@@ -77,6 +84,15 @@ const BROWNOUT_CONTROLS: [Control<B>; 29] = [
         section: Section::Main,
         get: |l| ms(l.config.pricing_slow_ms),
         set: |l, v| l.config.pricing_slow_ms = number(v) as Millis,
+    },
+    Control {
+        name: "faultSeconds",
+        label: "Pricing stays slow for",
+        help: "Seconds after 09:00 until pricing answers at its normal speed again; 60 is until 09:01:00.",
+        kind: slider(1.0, MAX_SECONDS as f64, 1.0, "s"),
+        section: Section::Main,
+        get: |l| ControlValue::Number(f64::from(l.config.fault_seconds)),
+        set: |l, v| l.config.fault_seconds = number(v) as u32,
     },
     Control {
         name: "seconds",
@@ -264,12 +280,34 @@ const BROWNOUT_CONTROLS: [Control<B>; 29] = [
     },
     Control {
         name: "timeoutMs",
-        label: "Fix 1: time limiter timeout",
+        label: "Fix 1: timeout",
         help: "How long order waits for a pricing attempt once fix 1 is on.",
         kind: millis(10.0, MAX_MS as f64, 10.0),
         section: Section::More,
         get: |l| ms(l.config.timeout_ms),
         set: |l, v| l.config.timeout_ms = number(v) as Millis,
+    },
+    Control {
+        name: "timeoutKind",
+        label: "Fix 1: kind of timeout",
+        help: "The HTTP client's read timeout frees the bulkhead thread when it fires; a TimeLimiter frees only the caller, and the call keeps its thread until pricing answers.",
+        kind: ControlKind::Choice {
+            options: &TIMEOUT_KIND_OPTIONS,
+        },
+        section: Section::More,
+        get: |l| {
+            ControlValue::Choice(match l.config.timeout_kind {
+                TimeoutKind::ReadTimeout => TIMEOUT_KIND_OPTIONS[0].0,
+                TimeoutKind::StopWaiting => TIMEOUT_KIND_OPTIONS[1].0,
+            })
+        },
+        set: |l, v| {
+            l.config.timeout_kind = if v == ControlValue::Choice(TIMEOUT_KIND_OPTIONS[1].0) {
+                TimeoutKind::StopWaiting
+            } else {
+                TimeoutKind::ReadTimeout
+            }
+        },
     },
     Control {
         name: "slowCallDurationThreshold",
@@ -373,10 +411,10 @@ mod tests {
         let mut session = LabSession::<BrownoutLab>::default();
         let before = session.run().clone().unwrap();
         session
-            .set_deferred("queueCapacity", ControlValue::Number(20.0))
+            .set_deferred("queueCapacity", ControlValue::Number(200.0))
             .unwrap();
         assert!(session.is_pending());
-        assert_eq!(session.config().config.queue_capacity, 20);
+        assert_eq!(session.config().config.queue_capacity, 200);
         assert_eq!(
             session.run().as_ref().unwrap(),
             &before,
@@ -385,7 +423,7 @@ mod tests {
         // A value the model refuses is refused at once, named, and changes nothing.
         let refused = session.set_deferred("queueCapacity", ControlValue::Number(-5.0));
         assert!(refused.unwrap_err().to_string().contains("queueCapacity"));
-        assert_eq!(session.config().config.queue_capacity, 20);
+        assert_eq!(session.config().config.queue_capacity, 200);
         // The run made in slices for an older config is dropped; its own is installed.
         let old = BrownoutSim::new(&BrownoutConfig::default())
             .unwrap()

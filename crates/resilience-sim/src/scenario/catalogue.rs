@@ -173,8 +173,8 @@ pub const LABS: [LabInfo; 6] = [
     LabInfo {
         number: 12,
         title: "The 09:00 pricing brownout",
-        setup: "order: 250 submissions/s and 100 history requests/s on 200 threads; pricing slows from 80 ms to 4 s at 09:00; a bulkhead of 20 with a queue of 200, an errors-only breaker, 3 retries, a 30 s cache",
-        watch: "The bulkhead admits 5 calls a second, the breaker never opens, retries multiply the attempts, the cache empties, and order history goes down with submissions. Then apply the fixes one by one.",
+        setup: "order: 250 submissions/s and 100 history requests/s on 200 threads; pricing slows from 80 ms to 4 s at 09:00 for a minute; a bulkhead of 20 with a queue of 20, an errors-only breaker, 3 retries, a 30 s cache",
+        watch: "The bulkhead admits 5 calls a second, the breaker never opens, retries multiply the attempts by four, the cache empties; a queue of 200 takes order history down instead. Then apply the fixes one by one, and watch who recovers when pricing does.",
         kind: "incident lab",
         lab: Lab::Brownout,
     },

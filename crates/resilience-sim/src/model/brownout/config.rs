@@ -26,9 +26,14 @@ pub struct BrownoutConfig {
     pub pricing_ms: Millis,
     /// Pricing's latency from 09:00 (default 4 s).
     pub pricing_slow_ms: Millis,
+    /// How long pricing stays slow, in seconds after 09:00 (default 60: it answers in
+    /// `pricingMs` again from 09:01:00).
+    pub fault_seconds: u32,
     /// The thread-pool bulkhead's threads (core = max; default 20).
     pub bulkhead_threads: u32,
-    /// The thread-pool bulkhead's `queueCapacity` (default 200).
+    /// The thread-pool bulkhead's `queueCapacity` (default 20: a short queue refuses at
+    /// once, so the retries fire; 200 is the other regime, where the queue holds `order`'s
+    /// threads until they run out).
     pub queue_capacity: u32,
     /// The breaker's `failureRateThreshold` in percent (default 50).
     pub failure_rate_threshold: f32,
@@ -55,8 +60,12 @@ pub struct BrownoutConfig {
     pub products: u32,
     /// Zipf exponent of their popularity (0 = all equal; default 1).
     pub zipf_exponent: f64,
-    /// Fix 1: the time limiter's `timeoutDuration` (default 300 ms).
+    /// Fix 1: the pricing call's timeout (default 300 ms).
     pub timeout_ms: Millis,
+    /// Fix 1's kind: the HTTP client's read timeout inside the call (default; it frees the
+    /// bulkhead thread when it fires) or a Resilience4j `TimeLimiter` around the bulkhead
+    /// (it frees the caller only; the call keeps its bulkhead thread until pricing answers).
+    pub timeout_kind: TimeoutKind,
     /// Fix 2: `slowCallDurationThreshold` (default 250 ms).
     pub slow_call_duration_threshold: Millis,
     /// Fix 2: `slowCallRateThreshold` in percent (default 50).
@@ -80,8 +89,9 @@ impl Default for BrownoutConfig {
             local_work_ms: 20,
             pricing_ms: 80,
             pricing_slow_ms: 4_000,
+            fault_seconds: 60,
             bulkhead_threads: 20,
-            queue_capacity: 200,
+            queue_capacity: 20,
             failure_rate_threshold: 50.0,
             sliding_window_size: 10,
             minimum_number_of_calls: 100,
@@ -95,6 +105,7 @@ impl Default for BrownoutConfig {
             products: 10_000,
             zipf_exponent: 1.0,
             timeout_ms: 300,
+            timeout_kind: TimeoutKind::ReadTimeout,
             slow_call_duration_threshold: 250,
             slow_call_rate_threshold: 50.0,
             retry_budget_percent: 10.0,
@@ -147,6 +158,12 @@ impl BrownoutConfig {
         check_range("localWorkMs", self.local_work_ms, 1, MAX_MS)?;
         check_range("pricingMs", self.pricing_ms, 1, MAX_MS)?;
         check_range("pricingSlowMs", self.pricing_slow_ms, 1, MAX_MS)?;
+        check_range(
+            "faultSeconds",
+            self.fault_seconds.into(),
+            1,
+            MAX_SECONDS.into(),
+        )?;
         check_range(
             "bulkheadThreads",
             self.bulkhead_threads.into(),
@@ -279,12 +296,26 @@ impl BrownoutConfig {
         }
     }
 
-    /// Fix 1's time limiter.
-    pub fn time_limiter(&self) -> Option<TimeLimiterConfig> {
-        (self.fixes >= 1).then_some(TimeLimiterConfig {
-            timeout_duration: self.timeout_ms,
-            cancel_running_future: true,
+    /// Fix 1's timeout, of its kind.
+    pub fn fix_timeout(&self) -> Option<Timeout> {
+        (self.fixes >= 1).then_some(Timeout {
+            duration: self.timeout_ms,
+            kind: self.timeout_kind,
         })
+    }
+
+    /// The end of pricing's fault on the model clock.
+    pub fn fault_end_ms(&self) -> Millis {
+        INCIDENT_MS + Millis::from(self.fault_seconds) * 1_000
+    }
+
+    /// Pricing's latency (before jitter) for a call it receives at `at`.
+    pub fn pricing_latency_at(&self, at: Millis) -> Millis {
+        if (INCIDENT_MS..self.fault_end_ms()).contains(&at) {
+            self.pricing_slow_ms
+        } else {
+            self.pricing_ms
+        }
     }
 
     /// Fix 3's retry budget.

@@ -3,46 +3,64 @@
 //! `order` takes order submissions (250/s) that call `pricing`, and order-history
 //! requests (100/s) that never do. It has 200 request threads; a request holds its thread
 //! until it answers. Pricing answers in 80 ms, until 09:00, when it starts answering in
-//! 4 s with no error at all. The user gives up after 1 s; `order` does not know (no
-//! deadline propagation) and keeps working.
+//! 4 s with no error at all, for `faultSeconds` (60 by default). The user gives up after
+//! 1 s; `order` does not know (no deadline propagation) and keeps working.
 //!
 //! ## Why this lab exists: four mechanisms, each doing what it was told
 //!
 //! The pricing call is protected by the four mechanisms of a textbook stack, configured
 //! the way many stacks are, and each one is wrong for a brownout in its own way:
 //!
-//! - a **thread-pool bulkhead** of 20 threads and a queue of 200. Little's law: 250
+//! - a **thread-pool bulkhead** of 20 threads and a queue of 20. Little's law: 250
 //!   calls/s x 4 s = 1,000 calls in flight are needed, the bulkhead runs 20, so it admits
-//!   20 / 4 s = 5 calls a second, 2 % of the demand. Worse, every queued call waits on an
-//!   `order` request thread: 20 running + 200 queued = 220 threads, more than the 200
-//!   `order` has, so the pool runs dry and order history, which never calls pricing,
-//!   fails with it. With a queue of 20 the same bulkhead holds 40 threads and history
-//!   lives;
+//!   20 / 4 s = 5 calls a second, 2 % of the demand, and refuses the rest at once. With a
+//!   queue of 200 (the other regime, one control away) it refuses less but every queued
+//!   call waits on an `order` request thread: 20 running + 200 queued = 220 threads, more
+//!   than the 200 `order` has, so the pool runs dry and order history, which never calls
+//!   pricing, fails with it;
 //! - a **circuit breaker** on the error rate only (50 % over a 10 s time-based window).
 //!   Slow answers are successes, and the bulkhead's refusals are not pricing's errors
 //!   (they are in its `ignoreExceptions`): the breaker never opens;
 //! - **3 retries with jitter on any failure**, the bulkhead's refusals included: every
 //!   refused call is tried 3 more times, a few tens of milliseconds apart, so the stack
-//!   sees 3 to 4 attempts per submission for the same 5 admitted calls a second;
+//!   sees 3 to 4 attempts per submission for the same 5 admitted calls a second. This is
+//!   the course's answer to "which mechanism makes it worse";
 //! - a **fallback cache** of prices with a 30 s TTL, filled by the live calls: once the
 //!   live calls stop, the entries age out within 30 s and the fallback answers with
 //!   errors.
 //!
 //! The fix ladder, cumulative, in the course's order ([`BrownoutConfig::fixes`]):
 //!
-//! 1. a **300 ms time limiter** on pricing (the user's 1 s budget minus the rest of the
-//!    request). It frees the caller, not the call: a timed-out call keeps its bulkhead
-//!    thread (or its place in the queue) until pricing answers, and its late answer is
-//!    thrown away (the time limiter's `CompletionStage` path never cancels the task; see
-//!    [`crate::policy::time_limiter`]). Timeouts are errors, so the breaker opens within
-//!    seconds; and once it is open nothing refreshes the cache, so users get fewer
-//!    answers than before, not more: the threads and the dependency are protected, the
-//!    users are not;
+//! 1. a **300 ms timeout** on the pricing call (the user's 1 s budget minus the rest of
+//!    the request), as the HTTP client's read timeout inside the call: when it fires the
+//!    client closes the connection and the bulkhead thread is free at once ("the bulkhead
+//!    stops holding threads for four seconds each"); pricing goes on working on the call
+//!    for nobody (wasted work). Timeouts are errors, so the breaker opens within seconds;
+//!    and once it is open nothing refreshes the cache, so users get fewer answers than
+//!    before, not more: the threads and the dependency are protected, the users are not.
+//!    `timeoutKind = stopWaiting` makes it a Resilience4j `TimeLimiter` around the
+//!    bulkhead instead, which frees the caller, not the call: a timed-out call keeps its
+//!    bulkhead thread (or its place in the queue) until pricing answers (the
+//!    `CompletionStage` path never cancels the task; see [`crate::policy::time_limiter`]);
 //! 2. the breaker also trips on the **slow-call rate** (calls over 250 ms, at 50 %);
 //! 3. retries capped by a **retry budget** of 10 % of requests (Finagle's design,
 //!    [`crate::policy::retry::RetryBudget`]);
 //! 4. the cache filled **out of band** (a price export of the whole catalogue) with a
 //!    TTL of hours: every fallback finds a price.
+//!
+//! ## The model
+//!
+//! ## Where the model departs from the course
+//!
+//! The course argues that pricing, which serves the whole `order` fleet, comes back only
+//! once the load it receives falls below what it can serve, so that naive retries keep
+//! it down. Here pricing answers in `pricingMs` again as soon as its fault ends: the
+//! thread-pool bulkhead caps what one replica can send it at 20 threads per call's
+//! duration (5 a second at 4 s, about 67 with the 300 ms read timeout), retries or not,
+//! so the retries land on the bulkhead and on `order`'s threads, never on pricing. What
+//! delays the users' recovery after the fault is the open breaker's wait, which the run
+//! shows ([`BrownoutRun::users_recovered_s`]). A retry storm that does keep a dependency
+//! down needs callers whose load nothing caps (open-loop clients, no bulkhead).
 //!
 //! ## The model
 //!
@@ -68,9 +86,9 @@
 //!   at once (`CallNotPermittedException`, `BulkheadFullException`; the breaker ignores
 //!   the latter). Admitted, it runs on a bulkhead thread or waits in the bulkhead's queue
 //!   while its `order` thread waits for it. Pricing's latency is that of the instant the
-//!   call reaches pricing (a bulkhead thread starts it): `pricingMs` before 09:00,
-//!   `pricingSlowMs` from 09:00, each call within ±20 %. Pricing has no capacity limit and
-//!   never fails.
+//!   call reaches pricing (a bulkhead thread starts it): `pricingSlowMs` from 09:00 for
+//!   `faultSeconds`, `pricingMs` before and after, each call within ±20 %. Pricing has no
+//!   capacity limit and never fails.
 //! - **Retry**: `maxAttempts` in all, waits drawn by Resilience4j's randomized interval
 //!   (`retryWaitMs` ± `randomizationFactor`), on every exception the stack throws: the
 //!   misconfigured stack retries its own refusals (`retryBulkheadFull`, and the open
@@ -101,7 +119,7 @@ use crate::policy::retry::{
     IntervalFunction, Retry, RetryBudget, RetryBudgetConfig, RetryConfig, RetryContext,
     RetryDecision,
 };
-use crate::policy::time_limiter::TimeLimiterConfig;
+use crate::policy::time_limiter::{Timeout, TimeoutKind};
 use crate::{Millis, Outcome};
 
 mod config;
@@ -143,6 +161,8 @@ pub const JITTER_PERCENT: u64 = 20;
 pub const OUT_OF_BAND_TTL_MS: Millis = 6 * 3_600_000;
 /// The exception a time limiter throws.
 pub const TIMEOUT_EXCEPTION: &str = "TimeoutException";
+/// The exception an HTTP client's read timeout throws.
+pub const READ_TIMEOUT_EXCEPTION: &str = "SocketTimeoutException";
 
 /// The fix ladder's steps, in order (0 is the stack as configured).
 pub const FIXES: [&str; 5] = [

@@ -55,7 +55,7 @@ pub struct BrownoutSecond {
     pub attempts: u32,
     /// `CallNotPermittedException`s.
     pub not_permitted: u32,
-    /// Time-limiter timeouts.
+    /// Fix 1's timeouts (read timeouts or time-limiter timeouts).
     pub timeouts: u32,
     /// Retries the retry budget refused.
     pub budget_refused: u32,
@@ -79,8 +79,14 @@ pub struct BrownoutSecond {
     pub accept_queue: u32,
     /// Bulkhead threads busy (calls in flight at pricing) at the second's end.
     pub pricing_in_flight: u32,
-    /// Bulkhead tasks (queued or running) whose caller stopped waiting.
+    /// Bulkhead tasks (queued or running) whose caller stopped waiting: a time limiter's
+    /// timeouts, which do not free the bulkhead thread.
     pub abandoned: u32,
+    /// Calls pricing still works on after a read timeout closed their connection (their
+    /// bulkhead thread is free): wasted work.
+    pub pricing_wasted: u32,
+    /// Whether pricing was in its fault during the second (answering in `pricingSlowMs`).
+    pub pricing_slow: bool,
     /// Little's law: submissions/s x pricing's latency at the second's end.
     pub concurrency_needed: u32,
     pub history_ok: u32,
@@ -95,6 +101,10 @@ pub struct BrownoutRun {
     /// When the breaker first opened, in seconds after 09:00 (negative before), if it did.
     pub breaker_first_open_s: Option<f64>,
     pub fixes: u8,
+    /// Seconds after 09:00 that pricing stayed slow.
+    pub fault_seconds: u32,
+    /// Fix 1's kind of timeout.
+    pub timeout_kind: TimeoutKind,
     pub bulkhead_threads: u32,
     pub queue_capacity: u32,
     pub order_threads: u32,
@@ -106,16 +116,24 @@ pub struct Headline {
     pub fixes: u8,
     /// Submissions after 09:00, by how their users saw them.
     pub users: Users,
-    /// Attempts offered to the stack per submission.
+    /// Attempts offered to the stack per submission while pricing was slow.
     pub attempts_per_submission: f64,
-    /// Calls sent to pricing per second.
+    /// Calls sent to pricing per second while it was slow.
     pub pricing_calls_per_second: f64,
     /// The most `order` threads in use at a second's end.
     pub peak_order_threads: u32,
     /// Order-history requests served in time, in percent.
     pub history_ok_percent: f64,
     pub breaker_first_open_s: Option<f64>,
+    /// Once pricing is healthy again: the first second (after 09:00) from which at least
+    /// 90 % of the submissions get a live price in every second to the run's end; `None`
+    /// if the run ends before that.
+    pub users_recovered_s: Option<i32>,
 }
+
+/// The share of a second's submissions that must get a live price for users to count as
+/// recovered.
+pub const RECOVERED_LIVE_SHARE: f64 = 0.9;
 
 impl BrownoutRun {
     /// The rows from 09:00 on.
@@ -123,20 +141,43 @@ impl BrownoutRun {
         self.seconds.iter().filter(|s| s.t_s > 0)
     }
 
+    /// The rows while pricing was slow (from 09:00 to the fault's end).
+    pub fn during_fault(&self) -> impl Iterator<Item = &BrownoutSecond> {
+        self.after_incident().filter(|s| s.pricing_slow)
+    }
+
+    /// See [`Headline::users_recovered_s`].
+    pub fn users_recovered_s(&self) -> Option<i32> {
+        let live = |s: &BrownoutSecond| {
+            f64::from(s.users.live) >= RECOVERED_LIVE_SHARE * f64::from(s.submissions)
+        };
+        let after: Vec<&BrownoutSecond> = self
+            .after_incident()
+            .filter(|s| s.t_s > self.fault_seconds as i32 && s.submissions > 0)
+            .collect();
+        let last_bad = after.iter().rposition(|s| !live(s));
+        match last_bad {
+            None => after.first().map(|s| s.t_s),
+            Some(i) => after.get(i + 1).map(|s| s.t_s),
+        }
+    }
+
     pub fn headline(&self) -> Headline {
         let mut users = Users::default();
         let (mut attempts, mut first, mut admitted, mut history_ok, mut history) =
             (0u64, 0u64, 0u64, 0u64, 0u64);
         let mut peak = 0;
-        let mut n = 0u32;
         for s in self.after_incident() {
             users.add(&s.users);
-            attempts += u64::from(s.attempts);
-            first += u64::from(s.attempts - s.retries);
-            admitted += u64::from(s.admitted);
             history_ok += u64::from(s.history_ok);
             history += u64::from(s.history_total);
             peak = peak.max(s.order_threads);
+        }
+        let mut n = 0u32;
+        for s in self.during_fault() {
+            attempts += u64::from(s.attempts);
+            first += u64::from(s.attempts - s.retries);
+            admitted += u64::from(s.admitted);
             n += 1;
         }
         Headline {
@@ -147,6 +188,7 @@ impl BrownoutRun {
             peak_order_threads: peak,
             history_ok_percent: 100.0 * ratio(history_ok, history),
             breaker_first_open_s: self.breaker_first_open_s,
+            users_recovered_s: self.users_recovered_s(),
         }
     }
 }
@@ -191,8 +233,8 @@ impl Mechanism {
     }
 }
 
-/// What each mechanism did after 09:00, measured on a run, and which one made the outage
-/// worse: the answer to the lab's prediction question.
+/// What each mechanism did while pricing was slow, measured on a run, and which one made
+/// the outage worse: the answer to the lab's prediction question.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MechanismEffects {
     /// Bulkhead: calls sent to pricing per second, against the demand's concurrency
@@ -206,10 +248,11 @@ pub struct MechanismEffects {
     /// Breaker: when it first opened, and the highest failure rate it measured.
     pub breaker_first_open_s: Option<f64>,
     pub max_failure_rate: Option<f32>,
-    /// Retry: attempts per submission, and the most threads asleep between attempts.
+    /// Retry: attempts per submission while pricing was slow, and the most threads asleep
+    /// between attempts.
     pub attempts_per_submission: f64,
     pub peak_threads_in_retry_wait: u32,
-    /// Cache: hit rate among fallbacks in the first and the last 10 s after 09:00.
+    /// Cache: hit rate among fallbacks in the first and the last 10 s of the fault.
     pub hit_rate_first: Option<f64>,
     pub hit_rate_last: Option<f64>,
     /// The mechanism that made things worse than the slow dependency alone: the bulkhead
@@ -220,7 +263,7 @@ pub struct MechanismEffects {
 
 /// Reads a run for [`MechanismEffects`].
 pub fn mechanism_effects(run: &BrownoutRun) -> MechanismEffects {
-    let after: Vec<&BrownoutSecond> = run.after_incident().collect();
+    let after: Vec<&BrownoutSecond> = run.during_fault().collect();
     let headline = run.headline();
     let hit_rate = |rows: &[&BrownoutSecond]| {
         let (hits, fallbacks) = rows.iter().fold((0u64, 0u64), |(h, f), s| {
@@ -238,6 +281,7 @@ pub fn mechanism_effects(run: &BrownoutRun) -> MechanismEffects {
     let order_ran_out = after
         .iter()
         .any(|s| s.order_threads >= run.order_threads && s.accept_queue > 0);
+    let attempts_per_submission = headline.attempts_per_submission;
     let peak_retry_wait = after
         .iter()
         .map(|s| s.order_threads_in_retry_wait)
@@ -245,7 +289,7 @@ pub fn mechanism_effects(run: &BrownoutRun) -> MechanismEffects {
         .unwrap_or(0);
     let worse = if order_ran_out && peak_on_pricing > peak_retry_wait {
         Some(Mechanism::Bulkhead)
-    } else if headline.attempts_per_submission >= 1.5 {
+    } else if attempts_per_submission >= 1.5 {
         Some(Mechanism::Retry)
     } else {
         None
@@ -260,7 +304,7 @@ pub fn mechanism_effects(run: &BrownoutRun) -> MechanismEffects {
             .iter()
             .filter_map(|s| s.failure_rate)
             .fold(None, |m: Option<f32>, r| Some(m.map_or(r, |m| m.max(r)))),
-        attempts_per_submission: headline.attempts_per_submission,
+        attempts_per_submission,
         peak_threads_in_retry_wait: peak_retry_wait,
         hit_rate_first: hit_rate(first),
         hit_rate_last: hit_rate(last),

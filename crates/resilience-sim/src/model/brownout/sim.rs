@@ -35,8 +35,10 @@ const NO_CONTEXT: u32 = u32::MAX;
 #[derive(Debug, Clone, Copy)]
 struct Task {
     request: u32,
-    /// The caller stopped waiting (time limiter).
+    /// The caller stopped waiting (a timeout of either kind).
     abandoned: bool,
+    /// Its bulkhead thread was given back before pricing answered (a read timeout).
+    freed: bool,
     done: bool,
 }
 
@@ -186,11 +188,13 @@ struct Sim {
     contexts: Vec<RetryContext>,
     free_contexts: Vec<u32>,
     budget: Option<RetryBudget>,
-    limiter: Option<TimeLimiterConfig>,
+    timeout: Option<Timeout>,
     cache: FallbackCache<u32, ()>,
     catalogue: Catalogue,
     in_flight: u32,
     abandoned: u32,
+    /// Calls pricing still works on after a read timeout dropped their connection.
+    wasted: u32,
     first_open: Option<Millis>,
     // randomness
     products: Pcg64Mcg,
@@ -239,11 +243,12 @@ impl Sim {
             contexts: Vec::new(),
             free_contexts: Vec::new(),
             budget: config.budget_config().map(RetryBudget::new).transpose()?,
-            limiter: config.time_limiter(),
+            timeout: config.fix_timeout(),
             cache,
             catalogue: Catalogue::new(config.products, config.zipf_exponent),
             in_flight: 0,
             abandoned: 0,
+            wasted: 0,
             first_open: None,
             products: stream_rng(config.seed, 3),
             latencies: stream_rng(config.seed, 4),
@@ -331,6 +336,8 @@ impl Sim {
                 .first_open
                 .map(|at| (at as f64 - INCIDENT_MS as f64) / 1_000.0),
             fixes: config.fixes,
+            fault_seconds: config.fault_seconds,
+            timeout_kind: config.timeout_kind,
             bulkhead_threads: config.bulkhead_threads,
             queue_capacity: config.queue_capacity,
             order_threads: config.order_threads,
@@ -348,11 +355,7 @@ impl Sim {
         self.purge_accept(boundary);
         let metrics = self.breaker.metrics();
         let rate = |r: f32| (r >= 0.0).then_some(r);
-        let latency = if boundary > INCIDENT_MS {
-            self.config.pricing_slow_ms
-        } else {
-            self.config.pricing_ms
-        };
+        let latency = self.config.pricing_latency_at(boundary - 1);
         self.rows.push(BrownoutSecond {
             t_s: ((boundary as i64 - INCIDENT_MS as i64) / 1_000) as i32,
             submissions: 0,
@@ -375,6 +378,8 @@ impl Sim {
             accept_queue: self.accept.len() as u32,
             pricing_in_flight: self.in_flight,
             abandoned: self.abandoned,
+            pricing_wasted: self.wasted,
+            pricing_slow: (INCIDENT_MS..self.config.fault_end_ms()).contains(&(boundary - 1)),
             concurrency_needed: (u64::from(self.config.submissions_per_second) * latency / 1_000)
                 as u32,
             history_ok: 0,
@@ -498,6 +503,7 @@ impl Sim {
         self.tasks.push(Task {
             request: id,
             abandoned: false,
+            freed: false,
             done: false,
         });
         self.on_pricing += 1;
@@ -506,8 +512,9 @@ impl Sim {
         } else {
             self.bulkhead_queue.push_back(task);
         }
-        if let Some(deadline) = self.limiter.as_ref().map(|l| l.deadline(now)) {
-            self.schedule(deadline, TIMEOUT, task);
+        // A time limiter around the bulkhead starts its clock now, queue included.
+        if let Some(t) = self.timeout.filter(|t| !t.releases_resource()) {
+            self.schedule(t.deadline(now), TIMEOUT, task);
         }
     }
 
@@ -515,24 +522,35 @@ impl Sim {
     fn send(&mut self, now: Millis, task: u32) {
         self.counts.admitted += 1;
         self.in_flight += 1;
-        let nominal = if now >= INCIDENT_MS {
-            self.config.pricing_slow_ms
-        } else {
-            self.config.pricing_ms
-        };
+        let nominal = self.config.pricing_latency_at(now);
         let latency = vary(nominal, JITTER_PERCENT, &mut self.latencies);
         self.schedule(now + latency, TASK_DONE, task);
+        // The HTTP client's read timeout starts when the request is sent.
+        if let Some(t) = self.timeout.filter(|t| t.releases_resource()) {
+            self.schedule(t.deadline(now), TIMEOUT, task);
+        }
     }
 
-    fn task_done(&mut self, now: Millis, task: u32) {
-        self.in_flight -= 1;
+    /// A bulkhead thread is free: it takes the next queued call, if any.
+    fn thread_freed(&mut self, now: Millis) {
         if self.bulkhead.complete(now) {
             if let Some(next) = self.bulkhead_queue.pop_front() {
                 self.send(now, next);
             }
         }
+    }
+
+    fn task_done(&mut self, now: Millis, task: u32) {
         let t = &mut self.tasks[task as usize];
         t.done = true;
+        if t.freed {
+            // Work nobody waits for, on a connection already closed: pricing's waste.
+            self.wasted -= 1;
+            return;
+        }
+        self.in_flight -= 1;
+        self.thread_freed(now);
+        let t = &self.tasks[task as usize];
         if t.abandoned {
             // Nobody waits for this answer: it is thrown away.
             self.abandoned -= 1;
@@ -560,11 +578,23 @@ impl Sim {
         }
         t.abandoned = true;
         let id = t.request;
-        self.abandoned += 1;
+        let read_timeout = self.timeout.is_some_and(|t| t.releases_resource());
         self.on_pricing -= 1;
         self.counts.timeouts += 1;
+        let exception = if read_timeout {
+            // The client closes the connection: the bulkhead thread is free at once, and
+            // pricing goes on working on a call nobody will read.
+            self.tasks[task as usize].freed = true;
+            self.in_flight -= 1;
+            self.wasted += 1;
+            self.thread_freed(now);
+            READ_TIMEOUT_EXCEPTION
+        } else {
+            self.abandoned += 1;
+            TIMEOUT_EXCEPTION
+        };
         let duration = now - self.requests[id as usize].attempt_started;
-        self.breaker.on_error(now, duration, TIMEOUT_EXCEPTION);
+        self.breaker.on_error(now, duration, exception);
         self.note_breaker(now);
         self.failed(now, id, Outcome::ReadTimeout);
     }
