@@ -19,7 +19,7 @@ const CEILING_KB = {
   'retry-labs': 190,
   sandbox: 213,
   pool: 188,
-  brownout: 218,
+  brownout: 221,
   checkout: 205,
 };
 const PAGES = [

@@ -244,7 +244,8 @@ test('Demo 12: the prediction, then the fix ladder step by step; the panel says 
   await page.locator('[data-testid=bo-ladder]:not([data-stale])').waitFor();
   const long = await ladderColumn(page, 0);
   assert.equal(long['Peak order threads'], '200', 'order runs out of threads');
-  assert.ok(Number(long['Order history served, %']) < 10, 'order history fails with submissions');
+  // Order history fails with submissions while pricing is slow (60 of the 120 s).
+  assert.ok(Number(long['Order history served, %']) < 60, 'order history fails with submissions');
   assert.match(await page.getByTestId('bo-regime').textContent(), /more than order's 200/);
   await page.getByTestId('bo-show-answer').click();
   assert.match(await page.getByTestId('bo-verdict').textContent(), /^The bulkhead makes it worse: /);

