@@ -799,7 +799,7 @@ pub fn second_html(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32, h: &mut
         config.pricing_ms
     };
     let mut pricing = format!(
-        "{} (answers in {})",
+        "{} (answers in {} s)",
         if s.pricing_slow { "slow" } else { "healthy" },
         secs(latency)
     );
@@ -1613,6 +1613,14 @@ mod tests {
         assert!(h.contains("data-testid=\"bo-breaker-state\">OPEN<"), "{h}");
         assert!(h.contains("09:00:14 to 09:00:15: 0 live, "), "{h}");
         assert!(h.contains("breaker OPEN."), "{h}");
+        assert!(h.contains("<dd>slow (answers in 4 s)</dd>"), "{h}");
+        // Before the breaker opened, pricing worked on calls whose connection was closed.
+        let mut early = String::new();
+        second_html(&config, &run, 5, &mut early);
+        assert!(
+            early.contains("slow (answers in 4 s); still working on "),
+            "{early}"
+        );
         assert!(!h.contains("style="), "no inline style under the CSP");
     }
 
