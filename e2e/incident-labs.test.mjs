@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdir } from 'node:fs/promises';
-import { launchBrowser, openPage, screenshot } from './support.mjs';
+import { launchBrowser, openControls, openPage, screenshot } from './support.mjs';
 
 let browser;
 before(async () => { browser = await launchBrowser(); });
@@ -147,6 +147,7 @@ test('Demo 11: the bulkhead toggle changes the /fast line; the scrubber moves th
     assert.equal(await page.locator('[data-testid=pool-threads] [data-use]').count(), 24);
     // Second 12 without isolation: every thread held by /drm.
     assert.equal(await page.locator('[data-testid=pool-threads] [data-use=fast]').count(), 0);
+    await openControls(page);
     await page.getByTestId('lab-control-bulkhead').selectOption('semaphore');
     await summary.filter({ hasText: '/fast: 100 % until then; still 100 % after it' }).waitFor();
     await page.waitForFunction(() => location.search.includes('bulkhead=semaphore'));
@@ -257,6 +258,8 @@ test('Demo 12: the prediction, then the fix ladder step by step; the panel says 
 test('Demo 12 on a phone (390 x 844), dark: one column, nothing wider than the screen', async () => {
   const { page, problems } = await openPage(browser, { width: 390, height: 844 }, '?demo=12&fixes=1', 'dark');
   await page.locator('[data-testid=bo-breaker-chart-canvas][data-render-count]').waitFor();
+  // The fix ladder is in the controls' sheet, closed at first on a phone.
+  await openControls(page);
   await page.locator('[data-testid=bo-ladder]:not([data-stale])').waitFor();
   assert.equal(await page.getByTestId('bo-step-1').getAttribute('aria-pressed'), 'true');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFile, mkdir } from 'node:fs/promises';
-import { launchBrowser, openPage, screenshot } from './support.mjs';
+import { launchBrowser, openControls, openPage, screenshot } from './support.mjs';
 
 let browser;
 before(async () => { browser = await launchBrowser(); });
@@ -24,6 +24,7 @@ for (const [name, viewport, colorScheme] of [
     assert.match(await page.getByTestId('amp-successes-summary').textContent(), /3 retries, the provider never recovers/);
     // Arrow keys move a slider: fewer retries, new summary, and the slider says its value.
     const before = await page.getByTestId('amp-successes-summary').textContent();
+    await openControls(page, { keyboard: true });
     await page.getByTestId('lab-control-retries').focus();
     await page.keyboard.press('ArrowLeft');
     await page.keyboard.press('ArrowLeft');
@@ -38,6 +39,7 @@ for (const [name, viewport, colorScheme] of [
     await page.getByTestId('demo-heading').filter({ hasText: 'Demo 9:' }).waitFor();
     // The link of Demo 8 does not follow the learner to Demo 9.
     await page.waitForFunction(() => location.search === '?demo=9');
+    await openControls(page, { keyboard: true });
     await page.getByTestId('lab-control-mode').focus();
     await page.getByTestId('lab-control-mode').selectOption('full');
     await page.getByTestId('jit-calls-summary').filter({ hasText: '99 % were served by' }).waitFor();
@@ -128,12 +130,26 @@ test("Demo 8: each of the three lines shows, and the chart sits beside its contr
   assert.deepEqual(problems, []);
   await page.close();
 
-  // On a phone the chart comes first, the controls after it.
+  // On a phone the controls are a sheet at the bottom of the screen, in view with the
+  // chart: closed, one button; open, the slider and the chart on screen together.
   const phone = await openPage(browser, { width: 390, height: 844 }, '?demo=8');
   await phone.page.locator('[data-testid=amp-successes-canvas][data-render-count]').waitFor();
-  const chart = await phone.page.getByTestId('amp-successes-canvas').boundingBox();
-  const control = await phone.page.getByTestId('lab-control-retries').boundingBox();
-  assert.ok(chart.y < control.y, 'the chart is above the controls on a phone');
+  const canvas = phone.page.getByTestId('amp-successes-canvas');
+  await canvas.evaluate((c) => c.scrollIntoView({ block: 'start' }));
+  const onPhoneScreen = async (testid) => {
+    const box = await phone.page.getByTestId(testid).boundingBox();
+    return box && box.y >= 0 && box.y + box.height <= 844;
+  };
+  assert.ok(await onPhoneScreen('lab-controls-toggle'), 'the sheet\'s button is on screen with the chart');
+  assert.equal(await phone.page.getByTestId('lab-control-retries').boundingBox(), null, 'closed: no control shown');
+  await openControls(phone.page);
+  assert.ok(await onPhoneScreen('lab-control-retries'), 'open: the slider is on screen');
+  const chart = await canvas.boundingBox();
+  const sheet = await phone.page.locator('.workbench .lab-controls').boundingBox();
+  assert.ok(chart.y < sheet.y, 'the top of the chart stays above the sheet');
+  await screenshot(phone.page, 'demo-8-phone-controls-open');
+  await phone.page.getByTestId('lab-controls-toggle').click();
+  assert.equal(await phone.page.getByTestId('lab-control-retries').boundingBox(), null, 'closed again');
   await phone.page.close();
 });
 

@@ -32,6 +32,21 @@ export async function openPage(browser, viewport, path = '', colorScheme = 'ligh
   return { page, problems };
 }
 
+// On a phone a lab's controls are a sheet at the bottom of the screen, closed at first:
+// open it by its button (nothing to do where the button is hidden, on a wider screen).
+export async function openControls(page, { keyboard = false } = {}) {
+  const toggle = page.getByTestId('lab-controls-toggle');
+  await toggle.waitFor({ state: 'attached' });
+  if (!(await toggle.isVisible()) || (await toggle.getAttribute('aria-expanded')) === 'true') return;
+  if (keyboard) {
+    await toggle.focus();
+    await page.keyboard.press('Enter');
+  } else {
+    await toggle.click();
+  }
+  await page.locator('[data-testid=lab-controls-toggle][aria-expanded=true]').waitFor();
+}
+
 export async function screenshot(page, name) {
   await mkdir(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: new URL(`${name}.png`, SCREENSHOTS).pathname, fullPage: true });

@@ -15,6 +15,7 @@ use crate::components::{message, ControlBinding, ControlList, LabState, Problems
 use crate::course::{lab_text, LabText};
 use crate::nav::{address_follows, current_query, Location};
 use crate::tools::{self, ConfigText};
+use crate::views::html::{aria_bool, click, live, live_attr};
 use crate::url_state::{
     encode, is_foreign, pairs_left_out, query_pairs, shortened, too_many_pairs, PAGE_PARAMETERS,
 };
@@ -126,13 +127,24 @@ pub fn LabFrame(
             predict: t.predict,
         }),
     );
+    // On a phone the controls are a sheet at the bottom of the screen, in view while the
+    // figures scroll: closed, one button; open, the controls over the lower part.
+    let sheet_open = RwSignal::new(false);
     view! {
         <article class="lab" aria-labelledby="demo-heading">
             <PageHeader html=header />
             <Problems link=problems refused=refused />
             <div class="workbench">
                 <div class="figures">{children()}</div>
-                <section class="lab-controls" aria-labelledby="controls-heading">
+                <section aria-labelledby="controls-heading"
+                    class=live_attr(move || Some(if sheet_open.get() { "lab-controls sheet-open" } else { "lab-controls" }))>
+                    <button type="button" class="sheet-toggle" data-testid="lab-controls-toggle"
+                        aria-controls="lab-controls-body"
+                        aria-expanded=live_attr(move || aria_bool(sheet_open.get()))
+                        on:click=click(move |_| sheet_open.set(!sheet_open.get_untracked()))>
+                        {live(move || if sheet_open.get() { "Hide the controls" } else { "Controls" }.to_string())}
+                    </button>
+                    <div class="sheet-body" id="lab-controls-body">
                     {side.map(|side| side())}
                     <h2 id="controls-heading">"Controls"</h2>
                     <ControlList controls=controls.clone() section=Section::Main />
@@ -145,6 +157,7 @@ pub fn LabFrame(
                         <button type="button" data-testid="lab-reset" on:click=move |_| reset.run(())>
                             "Back to the spec's values"
                         </button>
+                    </div>
                     </div>
                 </section>
             </div>
