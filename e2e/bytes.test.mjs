@@ -19,7 +19,7 @@ const CEILING_KB = {
   'retry-labs': 191,
   sandbox: 213,
   pool: 188,
-  brownout: 222,
+  brownout: 224,
   checkout: 205,
 };
 const PAGES = [

@@ -999,6 +999,45 @@ impl Page {
 /// opens the breaker, and the second shown (09:00:15) turns from errors and users who gave
 /// up into cached prices; the link follows. A value the link cannot use is named and the
 /// page works on the spec's value.
+/// Demo 12's prediction is page state: picked and answered, then "Back to the spec's
+/// values" clears the pick, the answer and the second shown with the settings.
+#[wasm_bindgen_test]
+async fn demo_12_a_reset_clears_the_prediction_with_the_settings() {
+    let page = Page::open("demo=12&queueCapacity=200").await;
+    let radio =
+        |m: &str| -> HtmlInputElement { page.one(&format!("bo-pick-{m}")).unchecked_into() };
+    radio("bulkhead").click();
+    leptos::task::tick().await;
+    assert!(radio("bulkhead").checked());
+    page.click("bo-show-answer").await;
+    let verdict = page.text("bo-verdict");
+    assert!(
+        verdict.starts_with("The bulkhead makes it worse: "),
+        "{verdict}"
+    );
+    assert!(verdict.ends_with("You picked it."), "{verdict}");
+    // Another pick re-answers at once.
+    radio("retry").click();
+    leptos::task::tick().await;
+    assert!(radio("retry").checked() && !radio("bulkhead").checked());
+    assert!(page.text("bo-verdict").ends_with("You picked the retries."));
+    let scrubber: HtmlInputElement = page.one("bo-scrubber").unchecked_into();
+    scrubber.set_value("40");
+    fire(&scrubber, "input").await;
+    assert!(page
+        .text("bo-second-summary")
+        .starts_with("09:00:39 to 09:00:40: "));
+
+    page.click("lab-reset").await;
+    page.until_contains("bo-second-summary", "09:00:14 to 09:00:15: ")
+        .await;
+    for m in ["bulkhead", "breaker", "retry", "cache"] {
+        assert!(!radio(m).checked(), "{m} still checked after the reset");
+    }
+    assert_eq!(page.text("bo-verdict"), "");
+    assert_eq!(scrubber.value(), "15");
+}
+
 #[wasm_bindgen_test]
 async fn demo_12_the_stepper_applies_a_fix_and_a_bad_link_is_named() {
     let page = Page::open("demo=12").await;

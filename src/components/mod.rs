@@ -18,6 +18,7 @@ use resilience_sim::scenario::lab_session::{
 use resilience_sim::ConfigError;
 
 use crate::views::chart::{self, ChartSpec};
+use crate::views::html::live_flag;
 
 /// One lab's state for its page: the session, and the message of the last change the
 /// session refused (shown until the next change is taken).
@@ -190,7 +191,7 @@ pub fn LabControl(binding: ControlBinding) -> impl IntoView {
             <div class="control toggle">
                 <label>
                     <input type="checkbox" data-testid=testid aria-describedby=help_id
-                        prop:checked=move || value.with(|v| v == "true")
+                        prop:checked=live_flag(move || value.with(|v| v == "true"))
                         on:change=move |ev| change.run(ControlValue::Toggle(event_target_checked(&ev))) />
                     " " {label}
                 </label>

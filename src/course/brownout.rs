@@ -30,7 +30,7 @@ use crate::format::{fixed, rate};
 use crate::nav::Location;
 use crate::tasks::{Step, Stepped};
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{change, click, effect, live, live_html, Html};
+use crate::views::html::{change, click, effect, live, live_flag, live_html, Html};
 
 /// The second the panel shows when the page opens: the breaker of fix 1 is open by then.
 const FIRST_SECOND_SHOWN: i32 = 15;
@@ -572,17 +572,35 @@ fn mechanism_name(m: Mechanism) -> &'static str {
     }
 }
 
-/// The prediction's question and its choices (static: the radios keep their state).
-const PREDICT_FORM: &str = concat!(
-    "<h2 id=\"bo-predict-heading\">Predict first</h2>",
-    "<fieldset class=\"bo-choices\"><legend>Which mechanism makes the outage worse?</legend>",
-    "<label><input type=\"radio\" name=\"bo-pick\" value=\"bulkhead\" data-testid=\"bo-pick-bulkhead\"> The bulkhead</label>",
-    "<label><input type=\"radio\" name=\"bo-pick\" value=\"breaker\" data-testid=\"bo-pick-breaker\"> The circuit breaker</label>",
-    "<label><input type=\"radio\" name=\"bo-pick\" value=\"retry\" data-testid=\"bo-pick-retry\"> The retries</label>",
-    "<label><input type=\"radio\" name=\"bo-pick\" value=\"cache\" data-testid=\"bo-pick-cache\"> The fallback cache</label>",
-    "</fieldset>",
-    "<button type=\"button\" data-act=\"answer\" data-testid=\"bo-show-answer\">Show the answer</button>",
-);
+/// A prediction's choice as the radio button says it, and its test id.
+fn choice(m: Mechanism) -> (&'static str, &'static str) {
+    match m {
+        Mechanism::Bulkhead => ("The bulkhead", "bo-pick-bulkhead"),
+        Mechanism::Breaker => ("The circuit breaker", "bo-pick-breaker"),
+        Mechanism::Retry => ("The retries", "bo-pick-retry"),
+        Mechanism::Cache => ("The fallback cache", "bo-pick-cache"),
+    }
+}
+
+/// What the page holds besides the lab's session: the second shown, the learner's
+/// prediction and whether its answer is shown. "Back to the spec's values" resets it
+/// with the session.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BrownoutView {
+    pub second: i32,
+    pub pick: Option<Mechanism>,
+    pub revealed: bool,
+}
+
+impl Default for BrownoutView {
+    fn default() -> Self {
+        Self {
+            second: FIRST_SECOND_SHOWN,
+            pick: None,
+            revealed: false,
+        }
+    }
+}
 
 /// The answer in one sentence (announced), once asked for.
 pub fn verdict_html(run: &BrownoutRun, pick: Option<Mechanism>, h: &mut String) {
@@ -1186,9 +1204,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         let name = c.name;
         c.change = Callback::new(move |value| set_in_slices(state, runs, name, value));
     }
-    let second = RwSignal::new(FIRST_SECOND_SHOWN);
-    let pick = RwSignal::new(None::<Mechanism>);
-    let revealed = RwSignal::new(false);
+    let page = RwSignal::new(BrownoutView::default());
     let ladder = RwSignal::new(Ladder::default());
     follow_ladder(session, ladder);
 
@@ -1204,7 +1220,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     };
     let shown = move || {
         let (low, high) = range();
-        second.get().clamp(low, high.max(low))
+        page.with(|v| v.second).clamp(low, high.max(low))
     };
     let chart = move |build: fn(&BrownoutConfig, &BrownoutRun) -> ChartSpec| {
         Signal::from(Memo::new(move |_| {
@@ -1227,15 +1243,15 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     };
     let verdict = live_html(move || {
         let mut h = String::new();
-        if revealed.get() {
-            let pick = pick.get();
+        let BrownoutView { pick, revealed, .. } = page.get();
+        if revealed {
             session.with(|s| s.run().iter().for_each(|r| verdict_html(r, pick, &mut h)));
         }
         h
     });
     let evidence = live_html(move || {
         let mut h = String::new();
-        if revealed.get() {
+        if page.with(|v| v.revealed) {
             session.with(|s| {
                 s.run()
                     .iter()
@@ -1273,9 +1289,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         else {
             return;
         };
-        if act == "answer" {
-            revealed.set(true);
-        } else if let Some(regime) = act.strip_prefix("queue:") {
+        if let Some(regime) = act.strip_prefix("queue:") {
             let queue = if regime == "long" {
                 LONG_QUEUE
             } else {
@@ -1299,7 +1313,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
             }
         }
     });
-    // The radios and the scrubber (the controls' own inputs have no `name`).
+    // The scrubber (the controls' own inputs have no `name`).
     let on_input = change(move |ev| {
         let Some(input) = ev
             .target()
@@ -1307,14 +1321,10 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         else {
             return;
         };
-        match input.name().as_str() {
-            "bo-pick" => pick.set(Mechanism::from_name(&input.value())),
-            "bo-second" => {
-                if let Ok(v) = input.value().parse::<i32>() {
-                    second.set(v);
-                }
+        if input.name() == "bo-second" {
+            if let Ok(second) = input.value().parse::<i32>() {
+                page.update(|v| v.second = second);
             }
-            _ => {}
         }
     });
     let side = move || {
@@ -1329,9 +1339,29 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         <div class="brownout" data-testid="bo-page" on:click=on_click on:input=on_input
             aria-busy=move || if session.with(LabSession::is_pending) { "true" } else { "false" }>
             <LabFrame info=info location=location tools=tools(info.number, state) controls=controls refused=state.refused
-                reset=Callback::new(move |_| state.reset()) problems=problems side=Box::new(side)>
+                reset=Callback::new(move |_| {
+                    state.reset();
+                    page.set(BrownoutView::default());
+                })
+                problems=problems side=Box::new(side)>
                 <section class="panel bo-predict" aria-labelledby="bo-predict-heading">
-                    <div inner_html=PREDICT_FORM></div>
+                    <h2 id="bo-predict-heading">"Predict first"</h2>
+                    <fieldset class="bo-choices">
+                        <legend>"Which mechanism makes the outage worse?"</legend>
+                        {Mechanism::ALL.into_iter().map(|m| {
+                            let (label, testid) = choice(m);
+                            view! {
+                                <label>
+                                    <input type="radio" name="bo-pick" value=m.name() data-testid=testid
+                                        prop:checked=live_flag(move || page.with(|v| v.pick == Some(m)))
+                                        on:change=change(move |_| page.update(|v| v.pick = Some(m))) />
+                                    " " {label}
+                                </label>
+                            }
+                        }).collect_view()}
+                    </fieldset>
+                    <button type="button" data-testid="bo-show-answer"
+                        on:click=click(move |_| page.update(|v| v.revealed = true))>"Show the answer"</button>
                     <p class="bo-verdict" data-testid="bo-verdict" aria-live="polite" inner_html=verdict></p>
                     <div inner_html=evidence></div>
                 </section>

@@ -105,6 +105,14 @@ pub fn live_attr(value: impl FnMut() -> Option<&'static str> + Send + 'static) -
     Box::new(value)
 }
 
+/// A boolean DOM property (`checked`) kept in step with the page; one type for all of them
+/// (see [`Live`]).
+pub type LiveFlag = Box<dyn Fn() -> bool + Send + Sync>;
+
+pub fn live_flag(value: impl Fn() -> bool + Send + Sync + 'static) -> LiveFlag {
+    Box::new(value)
+}
+
 /// `"true"` or `"false"`, for `aria-pressed` and `aria-invalid`.
 pub fn aria_bool(on: bool) -> Option<&'static str> {
     Some(if on { "true" } else { "false" })
