@@ -15,10 +15,10 @@ use crate::components::{message, ControlBinding, ControlList, LabState, Problems
 use crate::course::{lab_text, LabText};
 use crate::nav::{address_follows, current_query, Location};
 use crate::tools::{self, ConfigText};
-use crate::views::html::{aria_bool, click, live, live_attr};
 use crate::url_state::{
     encode, is_foreign, pairs_left_out, query_pairs, shortened, too_many_pairs, PAGE_PARAMETERS,
 };
+use crate::views::html::{aria_bool, click, live, live_attr};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
 
