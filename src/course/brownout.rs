@@ -965,20 +965,39 @@ const LONG_QUEUE: u32 = 200;
 /// The two regimes of the bulkhead's queue, and the one click to the other.
 pub fn regime_html(config: &BrownoutConfig, h: &mut String) {
     let pool = config.order_threads;
-    let held = config.bulkhead_threads + config.queue_capacity;
+    let threads = config.bulkhead_threads;
+    // Whether a bulkhead with `queue` holds more order threads than order has.
+    let drains = |queue: u32| threads + queue > pool;
     h.raw("<h2 id=\"bo-regime-heading\">The bulkhead's queue</h2><p data-testid=\"bo-regime\">");
-    if held <= pool {
-        h.text(&format!(
-            "With a queue of {}, the bulkhead refuses at once what it cannot start: the refusals are retried, and that is what this run shows. A long queue shows the other way this stack fails: {} running + {LONG_QUEUE} queued calls each hold an order thread, more than order's {pool}, so order runs out of threads and order history, which never calls pricing, fails too; the bulkhead refuses almost nothing then, so the retries hardly fire.",
-            config.queue_capacity, config.bulkhead_threads
-        ))
-        .raw("</p><button type=\"button\" data-act=\"queue:long\" data-testid=\"bo-regime-switch\">Try a queue of 200</button>");
-    } else {
-        h.text(&format!(
-            "With a queue of {}, the bulkhead can hold {held} order threads waiting, more than order's {pool}: the threads run out and order history fails with submissions, while the bulkhead refuses almost nothing, so the retries hardly fire. A short queue refuses at once, and then the retries multiply the attempts.",
+    if config.queue_capacity <= SHORT_QUEUE {
+        let mut text = format!(
+            "With a queue of {}, the bulkhead refuses at once what it cannot start: the refusals are retried, and that is what this run shows.",
             config.queue_capacity
-        ))
-        .raw("</p><button type=\"button\" data-act=\"queue:short\" data-testid=\"bo-regime-switch\">Back to a queue of 20</button>");
+        );
+        if drains(LONG_QUEUE) {
+            text.push_str(&format!(
+                " A long queue shows the other way this stack fails: {threads} running + {LONG_QUEUE} queued calls each hold an order thread, more than order's {pool}, so order runs out of threads and order history, which never calls pricing, fails too; the bulkhead refuses almost nothing then, so the retries hardly fire."
+            ));
+        } else {
+            text.push_str(&format!(
+                " A long queue refuses less and holds more order threads waiting: {threads} running + {LONG_QUEUE} queued, within order's {pool}."
+            ));
+        }
+        h.text(&text).raw("</p><button type=\"button\" data-act=\"queue:long\" data-testid=\"bo-regime-switch\">Try a queue of 200</button>");
+    } else {
+        let held = threads + config.queue_capacity;
+        let text = if drains(config.queue_capacity) {
+            format!(
+                "With a queue of {}, the bulkhead can hold {held} order threads waiting, more than order's {pool}: the threads run out and order history fails with submissions, while the bulkhead refuses almost nothing, so the retries hardly fire. A short queue refuses at once, and then the retries multiply the attempts.",
+                config.queue_capacity
+            )
+        } else {
+            format!(
+                "With a queue of {}, the bulkhead can hold {held} order threads waiting, within order's {pool}. A short queue refuses at once, and then the retries multiply the attempts.",
+                config.queue_capacity
+            )
+        };
+        h.text(&text).raw("</p><button type=\"button\" data-act=\"queue:short\" data-testid=\"bo-regime-switch\">Back to a queue of 20</button>");
     }
 }
 
@@ -1577,6 +1596,22 @@ mod tests {
         regime_html(&config, &mut regime);
         assert!(regime.contains("data-act=\"queue:long\""), "{regime}");
         assert!(regime.contains("more than order&#39;s 200"), "{regime}");
+        // The button follows the queue, the sentence the threads: a pool of 1,000 order
+        // threads outlasts 20 + 200.
+        let roomy = BrownoutConfig {
+            order_threads: 1_000,
+            ..config.clone()
+        };
+        let mut regime = String::new();
+        regime_html(&roomy, &mut regime);
+        assert!(regime.contains("within order&#39;s 1000"), "{regime}");
+        let long = BrownoutConfig {
+            queue_capacity: 200,
+            ..roomy
+        };
+        let mut regime = String::new();
+        regime_html(&long, &mut regime);
+        assert!(regime.contains("data-act=\"queue:short\""), "{regime}");
     }
 
     /// Fix 1: the 300 ms timeout opens the breaker at about 9 s (its 10 s window still holds
