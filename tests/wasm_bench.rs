@@ -11,6 +11,7 @@
 //! (`--release` is the bundle's profile: opt-level "z", LTO.)
 #![cfg(target_arch = "wasm32")]
 
+use resilience_sim::model::boxoffice::{scenarios, Sim};
 use resilience_sim::workload;
 use wasm_bindgen_test::*;
 
@@ -41,4 +42,30 @@ fn breaker_and_tick_model_throughput_in_wasm() {
         breaker_rate / 1e6,
         tick_rate / 1e6
     );
+}
+
+/// The flash sale (360 s, five minutes at 10x) run as a page runs it: one virtual second
+/// per slice. Prints the whole run's time, the events per second, and the longest slice
+/// (a page's task: it must stay under 16 ms).
+#[wasm_bindgen_test]
+#[ignore]
+fn boxoffice_flash_sale_in_slices_in_wasm() {
+    let text = scenarios::file("flash-sale").unwrap();
+    for variant in ["no-shedding", "priority-shedding", "waiting-room"] {
+        let topology = scenarios::load(text, Some(variant), &[]).unwrap();
+        let mut sim = Sim::new(topology, "flash-sale", variant, 1, None).unwrap();
+        let (start, mut longest) = (now_ms(), 0.0_f64);
+        let mut t = 0;
+        while !sim.is_finished() {
+            t += 1_000;
+            let slice = now_ms();
+            sim.advance_to(t);
+            longest = longest.max(now_ms() - slice);
+        }
+        let total = now_ms() - start;
+        console_log!(
+            "wasm: boxoffice flash-sale {variant}: {total:.0} ms for 360 s, {:.1} million events/s, longest 1-s slice {longest:.1} ms",
+            sim.events() as f64 / total / 1e3
+        );
+    }
 }

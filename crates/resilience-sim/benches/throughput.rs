@@ -7,11 +7,14 @@
 //! - tick model: calls simulated per second through the whole tick model (breaker + bulkhead,
 //!   slow recommendations), and the model's resident memory before and after a million ticks;
 //! - brownout (Demo 12): one run of 130 simulated seconds per step of the fix ladder,
-//!   median of 21 runs.
+//!   median of 21 runs;
+//! - BoxOffice (Demo 14's engine): the flash sale's 360 s (five minutes at 10x) per
+//!   variant, median of 5 runs, and the kernel's events per second.
 
 use std::hint::black_box;
 use std::time::Instant;
 
+use resilience_sim::model::boxoffice::{self, scenarios};
 use resilience_sim::model::brownout::{self, BrownoutConfig};
 use resilience_sim::workload;
 
@@ -48,6 +51,25 @@ fn brownout_run_ms(fixes: u8) -> f64 {
     times[times.len() / 2]
 }
 
+/// Median milliseconds of one flash-sale run of `variant`, and its events.
+fn boxoffice_run_ms(variant: &str) -> (f64, u64) {
+    let text = scenarios::file("flash-sale").expect("shipped");
+    let mut events = 0;
+    let mut times: Vec<f64> = (0..5)
+        .map(|_| {
+            let topology = scenarios::load(text, Some(variant), &[]).expect("valid");
+            let start = Instant::now();
+            let run =
+                black_box(boxoffice::run(topology, "flash-sale", variant, 1, None)).expect("valid");
+            let ms = start.elapsed().as_secs_f64() * 1e3;
+            events = run.summary.events;
+            ms
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    (times[times.len() / 2], events)
+}
+
 fn resident_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmRSS:"))?;
@@ -82,6 +104,15 @@ fn main() {
         println!(
             "brownout: {:.2} ms per run of 130 s with {fixes} fixes (median of 21)",
             brownout_run_ms(fixes)
+        );
+    }
+
+    let text = scenarios::file("flash-sale").expect("shipped");
+    for variant in scenarios::variants(text) {
+        let (ms, events) = boxoffice_run_ms(&variant);
+        println!(
+            "boxoffice flash-sale {variant}: {ms:.0} ms per run of 360 s, {events} events, {:.1} million events/s (median of 5)",
+            events as f64 / ms / 1e3
         );
     }
 }

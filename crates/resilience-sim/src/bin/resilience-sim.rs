@@ -103,13 +103,15 @@ enum Command {
     /// the lab's page, by the same names: `lab jitter --mode full --seed 7`; `lab --help`
     /// lists them.
     Lab {
-        /// amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12) or
-        /// checkout (Demo 13).
+        /// amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12),
+        /// checkout (Demo 13) or boxoffice (Demo 14's engine).
         lab: String,
         /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
         /// amplification also takes `--policy none|retries|budget` (default retries);
         /// pool also takes `--bulkhead N`, `--bulkhead-kind` and kebab-case names;
-        /// brownout takes kebab-case names and `--queue N`.
+        /// brownout takes kebab-case names and `--queue N`; boxoffice takes `--scenario`,
+        /// `--variant`, `--seed`, `--seconds`, `--file` and any setting of the scenario
+        /// file by its path (`--dependencies.payment.workers 20`).
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -122,12 +124,13 @@ enum Command {
 fn main() -> ExitCode {
     // `lab --help` lists every control, read from the labs' tables.
     let help = format!(
-        "{}\n\n{}\n\n{}\n\n{}\n\n{}",
+        "{}\n\n{}\n\n{}\n\n{}\n\n{}\n\n{}",
         controls_help::<AmplificationLab>(),
         controls_help::<JitterLab>(),
         controls_help::<PoolLab>(),
         controls_help::<BrownoutLab>(),
-        controls_help::<CheckoutLab>()
+        controls_help::<CheckoutLab>(),
+        boxoffice_help()
     );
     let command = Cli::command().mut_subcommand("lab", |lab| lab.after_help(help));
     let parsed = command
@@ -321,11 +324,110 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 }
                 Ok(vec![value.to_string()])
             }
+            "boxoffice" => boxoffice_lab(flag_pairs(&controls)?),
             other => Err(format!(
-                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12) or checkout (Demo 13)"
+                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12), checkout (Demo 13) or boxoffice (Demo 14)"
             )),
         },
     }
+}
+
+/// `lab boxoffice`: a scenario (shipped, or `--file`) with a variant and settings on top.
+/// Any other `--a.b.c VALUE` sets that path of the scenario document (the value read as
+/// JSON, else as text): `--dependencies.payment.workers 20`.
+fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
+    use resilience_sim::model::boxoffice::{self, scenarios};
+    let (mut scenario, mut variant, mut seed, mut seconds, mut file) =
+        (None, None, boxoffice::DEFAULT_SEED, None, None);
+    let mut settings = Vec::new();
+    for (name, value) in pairs {
+        match name.as_str() {
+            "scenario" => scenario = Some(value),
+            "variant" => variant = Some(value),
+            "file" => file = Some(value),
+            "seed" => {
+                seed = value
+                    .parse()
+                    .map_err(|_| format!("--seed: a whole number ≥ 0 (got “{value}”)"))?
+            }
+            "seconds" => {
+                seconds = Some(
+                    value
+                        .parse::<u32>()
+                        .ok()
+                        .filter(|s| (1..=boxoffice::topology::MAX_SECONDS).contains(s))
+                        .ok_or_else(|| {
+                            format!(
+                                "--seconds: a whole number from 1 to {} (got “{value}”)",
+                                boxoffice::topology::MAX_SECONDS
+                            )
+                        })?,
+                )
+            }
+            _ => {
+                let json = serde_json::from_str(&value)
+                    .unwrap_or_else(|_| serde_json::Value::String(value.clone()));
+                settings.push((name, json));
+            }
+        }
+    }
+    let text = match (&file, &scenario) {
+        (Some(path), _) => read(path, boxoffice::topology::MAX_FILE_BYTES)?,
+        (None, Some(name)) => scenarios::file(name)
+            .ok_or_else(|| {
+                format!(
+                    "--scenario: there is no scenario “{name}”: use {}",
+                    scenarios::names().join(", ")
+                )
+            })?
+            .to_string(),
+        (None, None) => {
+            return Err(format!(
+                "--scenario NAME or --file TOPOLOGY.json is needed: the scenarios are {}",
+                scenarios::names().join(", ")
+            ))
+        }
+    };
+    let known = scenarios::variants(&text);
+    if let Some(v) = &variant {
+        if !known.iter().any(|k| k == v) {
+            return Err(format!(
+                "--variant: the scenario has no variant “{v}”{}",
+                if known.is_empty() {
+                    String::new()
+                } else {
+                    format!(": use {}", known.join(", "))
+                }
+            ));
+        }
+    }
+    let topology =
+        scenarios::load(&text, variant.as_deref(), &settings).map_err(|e| match &file {
+            Some(path) => format!("{path}: {e}"),
+            None => e.to_string(),
+        })?;
+    let name = scenario.unwrap_or_else(|| topology.name.clone());
+    let run = boxoffice::run(
+        topology,
+        &name,
+        variant.as_deref().unwrap_or(""),
+        seed,
+        seconds,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok(vec![serde_json::to_string(&run).map_err(|e| e.to_string())?])
+}
+
+fn boxoffice_help() -> String {
+    use resilience_sim::model::boxoffice::scenarios;
+    let mut text = String::from(
+        "Controls of `lab boxoffice`:\n  --scenario NAME  A shipped scenario (below).\n  --file TOPOLOGY.json  Your own scenario file instead (same format, docs/boxoffice.md).\n  --variant NAME  One of the scenario's variants (the file as written without it).\n  --seed 1  The seed of every random stream.\n  --seconds N  The run's length (the file's by default).\n  --a.b.c VALUE  Any setting of the file by its path; the value is JSON (null turns a part off).",
+    );
+    for name in scenarios::names() {
+        let variants = scenarios::variants(scenarios::file(name).unwrap_or_default());
+        text.push_str(&format!("\n  {name}: {}", variants.join(", ")));
+    }
+    text
 }
 
 /// The fragment's instance of `kind` named `name`, else its only one; an error names the

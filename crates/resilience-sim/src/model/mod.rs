@@ -2,6 +2,7 @@
 //! the caller asks, by a tick or a step of virtual time.
 
 pub mod amplification;
+pub mod boxoffice;
 pub mod brownout;
 pub mod checkout;
 pub mod jitter;
