@@ -127,6 +127,27 @@ fn cascading_failure_read_timeout_alone_still_exhausts_the_pool() {
     assert!(u(&run["summary"]["payment"]["wasted"]) > 1_000);
 }
 
+/// An unreachable host (no answer at all, not a refusal): each call waits out the
+/// connect timeout (300 ms in the file) before it fails and falls back.
+#[test]
+fn an_unreachable_dependency_costs_each_call_its_connect_timeout() {
+    let run = run(
+        "cascading-failure",
+        "bulkhead",
+        &[
+            "--timeline",
+            r#"[{"atS": 20, "do": "unreachable", "dependency": "payment"}]"#,
+        ],
+    );
+    let purchases = &run["summary"]["clients"]["purchases"];
+    let slowest = u(&purchases["fallback_max_ms"]);
+    assert!((300..=330).contains(&slowest), "{slowest} ms");
+    // 100/s x 0.3 s = 30 threads waiting to connect: under the bulkhead's 50.
+    let waiting = u(&seconds(&run, 30, 31)[0]["replicas"][0]["threads_on_payment"]);
+    assert!((20..=45).contains(&waiting), "{waiting}");
+    assert_eq!(seconds(&run, 30, 31)[0]["payment"]["state"], "unreachable");
+}
+
 // ---- 2. retry-storm -----------------------------------------------------------------------
 
 fn purchases_in_time(run: &Value, from: u64, to: u64) -> f64 {
@@ -412,6 +433,16 @@ fn flash_sale_new_replicas_join_only_with_a_startup_probe() {
     for t in 40..200 {
         assert_eq!(ready(&without, t), 4, "at {t}");
     }
+    // Twice the replicas, twice the goodput (the adaptive limit follows them); without
+    // the startup probe, none of it.
+    let (g_with, g_without) = (
+        mean_goodput(&with, 110, 200),
+        mean_goodput(&without, 110, 200),
+    );
+    assert!(
+        g_with >= 1.8 * g_without,
+        "{g_with:.0} vs {g_without:.0} a second"
+    );
 }
 
 // ---- every scenario -----------------------------------------------------------------------

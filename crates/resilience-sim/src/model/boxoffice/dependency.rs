@@ -33,7 +33,11 @@ pub enum Health {
     SlowLatency(Millis),
     SlowFactor(f64),
     Failing(f64),
+    /// Connection refused: the host answers at once that nothing listens.
     Down,
+    /// The host does not answer at all (a dropped route, a dead node): the caller's
+    /// connect timeout decides how long each call waits.
+    Unreachable,
 }
 
 /// How a call the dependency took on ends.
@@ -49,6 +53,8 @@ pub enum Result {
 pub enum Arrival {
     /// Connection refused (down).
     Refused,
+    /// No connection (unreachable): the caller waits out its connect timeout.
+    NoConnection,
     /// The queue is full: 503 at once.
     QueueFull,
     /// A worker took it: it ends at this instant with this result.
@@ -139,9 +145,16 @@ impl Dependency {
     /// A call arrives at `now`.
     pub fn arrive(&mut self, now: Millis, call: Key, caller_deadline: Option<Millis>) -> Arrival {
         self.tally.offered += 1;
-        if self.health == Health::Down {
-            self.tally.refused += 1;
-            return Arrival::Refused;
+        match self.health {
+            Health::Down => {
+                self.tally.refused += 1;
+                return Arrival::Refused;
+            }
+            Health::Unreachable => {
+                self.tally.refused += 1;
+                return Arrival::NoConnection;
+            }
+            _ => {}
         }
         if self.busy < self.spec.workers {
             let (done, result) = self.start(now);
@@ -214,7 +227,7 @@ impl Dependency {
     /// half or more fails (a health endpoint skips the queue).
     pub fn probe_passes(&self, timeout: Millis) -> bool {
         let latency = match self.health {
-            Health::Down => return false,
+            Health::Down | Health::Unreachable => return false,
             Health::Failing(p) if p >= 50.0 => return false,
             Health::SlowLatency(ms) => ms,
             Health::SlowFactor(f) => ((self.spec.service_ms as f64) * f) as Millis,

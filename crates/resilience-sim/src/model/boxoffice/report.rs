@@ -133,6 +133,8 @@ pub struct DependencyRow {
     /// Calls answered after their caller had gone.
     pub wasted: u64,
     pub dropped_stale: u64,
+    /// Calls refused at once (down), turned away by a full queue, or never connected
+    /// (unreachable).
     pub refused: u64,
     pub charges: u64,
     pub duplicate_charges: u64,

@@ -1035,7 +1035,13 @@ impl Sim {
                 call.result = CallResult::Refused;
                 // Connection refused comes back within a round trip.
                 self.kernel.schedule(now + 1, Ev::CallEnd(call_key));
-                let _ = connect_timeout;
+                return;
+            }
+            Arrival::NoConnection => {
+                // Nothing answers the SYN: the HTTP client gives up at its connect timeout.
+                call.result = CallResult::Refused;
+                self.kernel
+                    .schedule(now + connect_timeout, Ev::CallEnd(call_key));
                 return;
             }
             Arrival::QueueFull => {
@@ -1454,6 +1460,11 @@ impl Sim {
                     self.deps[d].health = Health::Down;
                 }
             }
+            Action::Unreachable => {
+                if let Some(d) = dep {
+                    self.deps[d].health = Health::Unreachable;
+                }
+            }
             Action::Declines => {
                 if let Some(d) = dep {
                     self.deps[d].decline_percent = e.percent.unwrap_or(0.0);
@@ -1744,6 +1755,7 @@ fn dep_row(t: &dependency::Tally, busy: u32, queue: usize, health: Health) -> De
             Health::SlowLatency(_) | Health::SlowFactor(_) => "slow",
             Health::Failing(_) => "failing",
             Health::Down => "down",
+            Health::Unreachable => "unreachable",
         }
         .to_string(),
     }

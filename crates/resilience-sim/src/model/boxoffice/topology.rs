@@ -416,6 +416,8 @@ pub enum Action {
     Failing,
     /// A dependency refuses connections.
     Down,
+    /// A dependency does not answer connections at all (each waits the connect timeout).
+    Unreachable,
     /// A dependency declines `percent` % of calls.
     Declines,
     /// A dependency is healthy again.
@@ -879,7 +881,12 @@ impl Topology {
             }
             let needs_dependency = matches!(
                 e.action,
-                Action::Slow | Action::Failing | Action::Down | Action::Declines | Action::Healthy
+                Action::Slow
+                    | Action::Failing
+                    | Action::Down
+                    | Action::Unreachable
+                    | Action::Declines
+                    | Action::Healthy
             );
             match (&e.dependency, needs_dependency) {
                 (None, true) => push!(Err(err(
@@ -940,7 +947,7 @@ impl Topology {
                     )),
                     None => push!(Err(err(f("replicas"), "scale takes replicas"))),
                 },
-                Action::Down | Action::Healthy => {}
+                Action::Down | Action::Unreachable | Action::Healthy => {}
             }
         }
         out
