@@ -148,6 +148,30 @@ fn an_unreachable_dependency_costs_each_call_its_connect_timeout() {
     assert_eq!(seconds(&run, 30, 31)[0]["payment"]["state"], "unreachable");
 }
 
+/// Deadlines propagated: a request that waited in the replica's queue past its caller's
+/// deadline is skipped instead of served for nobody, and a call's read timeout is cut to
+/// what is left.
+#[test]
+fn propagated_deadlines_stop_work_nobody_waits_for() {
+    let served_late = |r: &Value| {
+        ["critical", "important"]
+            .iter()
+            .map(|c| u(&r["summary"]["classes"][c]["served_late"]))
+            .sum::<u64>()
+    };
+    let plain = run("cascading-failure", "unprotected", &[]);
+    let propagated = run(
+        "cascading-failure",
+        "unprotected",
+        &["--replicas.propagateDeadlines", "true"],
+    );
+    assert!(served_late(&plain) > 5_000, "{}", served_late(&plain));
+    assert!(served_late(&propagated) * 100 < served_late(&plain));
+    // Purchases (6 s) now stop waiting for payment when their time is up.
+    assert_eq!(u(&plain["summary"]["payment"]["wasted"]), 0);
+    assert!(u(&propagated["summary"]["payment"]["wasted"]) > 1_000);
+}
+
 // ---- 2. retry-storm -----------------------------------------------------------------------
 
 fn purchases_in_time(run: &Value, from: u64, to: u64) -> f64 {
