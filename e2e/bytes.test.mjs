@@ -21,9 +21,10 @@ const CEILING_KB = {
   pool: 188,
   brownout: 224,
   checkout: 205,
+  boxoffice: 370,
 };
 const PAGES = [
-  ...Array.from({ length: 13 }, (_, i) => `?demo=${i + 1}`),
+  ...Array.from({ length: 14 }, (_, i) => `?demo=${i + 1}`),
   '?demo=5&embed=1',
   '?demo=12&embed=1',
 ];

@@ -128,6 +128,20 @@ pub fn checkout_pages(
     ))
 }
 
+/// Demo 14.
+pub fn boxoffice_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::boxoffice::BoxOfficePage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::BoxOffice)?;
+    Some(mounted(
+        main,
+        move || view! { <BoxOfficePage info=info location=location /> },
+    ))
+}
+
 /// The teachers' overview (page 0).
 pub fn course_tools_pages(
     number: u32,
@@ -143,13 +157,14 @@ pub fn every_page(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    let pages: [Pages; 7] = [
+    let pages: [Pages; 8] = [
         tick_demos_pages,
         retry_labs_pages,
         sandbox_pages,
         pool_pages,
         brownout_pages,
         checkout_pages,
+        boxoffice_pages,
         course_tools_pages,
     ];
     pages

@@ -28,19 +28,22 @@ pub enum Part {
     Brownout,
     /// Demo 13, payment and shipping.
     Checkout,
+    /// Demo 14, the BoxOffice playground.
+    BoxOffice,
     /// The teachers' overview page (`?overview=1`), and the tools every page loads on
     /// demand: the Resilience4j config writer and reader, the teacher notes, the snippets.
     CourseTools,
 }
 
 impl Part {
-    pub const ALL: [Part; 7] = [
+    pub const ALL: [Part; 8] = [
         Part::TickDemos,
         Part::RetryLabs,
         Part::Sandbox,
         Part::Pool,
         Part::Brownout,
         Part::Checkout,
+        Part::BoxOffice,
         Part::CourseTools,
     ];
 
@@ -54,6 +57,7 @@ impl Part {
             Some(Lab::Pool) => Part::Pool,
             Some(Lab::Brownout) => Part::Brownout,
             Some(Lab::Checkout) => Part::Checkout,
+            Some(Lab::BoxOffice) => Part::BoxOffice,
         }
     }
 
@@ -66,6 +70,7 @@ impl Part {
             Part::Pool => "pool",
             Part::Brownout => "brownout",
             Part::Checkout => "checkout",
+            Part::BoxOffice => "boxoffice",
             Part::CourseTools => "course-tools",
         }
     }

@@ -37,6 +37,7 @@ use resilience_playground::course::lab_frame::open_from_link;
 use resilience_playground::settings_form::{FieldKind, SettingsDraft, FIELDS};
 use resilience_playground::url_state::{encode, UrlState};
 use resilience_sim::model::tick::{tick_breaker_config, tick_bulkhead_config, Behaviour};
+use resilience_sim::scenario::boxoffice_lab::BoxOfficeLab;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
 use resilience_sim::scenario::lab_session::{ControlKind, LabModel};
@@ -681,4 +682,5 @@ fn lab_links() {
     lab_links_of::<PoolLab>();
     lab_links_of::<BrownoutLab>();
     lab_links_of::<CheckoutLab>();
+    lab_links_of::<BoxOfficeLab>();
 }

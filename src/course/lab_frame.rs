@@ -25,19 +25,25 @@ use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
 /// The session the address asks for, and a message per parameter of ours it could not
 /// use (someone else's parameters, such as `utm_source`, are ignored without a word).
 pub fn open_from_link<L: LabModel>(query: &str) -> (LabSession<L>, Vec<String>) {
+    let (config, messages) = config_from_link::<L>(query);
+    (LabSession::new(config), messages)
+}
+
+/// The config the address asks for (not run yet), and the messages of [`open_from_link`].
+pub fn config_from_link<L: LabModel>(query: &str) -> (L, Vec<String>) {
     let controls = || L::controls().iter().map(|c| c.name);
     let pairs: Vec<(String, String)> = query_pairs(query)
         .filter(|(name, _)| !PAGE_PARAMETERS.contains(&name.as_str()))
         .filter(|(name, _)| !is_foreign(name, PAGE_PARAMETERS.into_iter().chain(controls())))
         .collect();
-    let (session, problems) =
-        LabSession::<L>::from_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
+    let (config, problems) =
+        LabSession::<L>::read_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));
     let mut messages: Vec<String> = problems.iter().map(message::<L>).collect();
     let left_out = pairs_left_out(query);
     if left_out > 0 {
         messages.push(too_many_pairs(left_out));
     }
-    (session, shortened(messages))
+    (config, shortened(messages))
 }
 
 /// The address of `session` on demo `number`: only what differs from the spec.
@@ -56,6 +62,18 @@ pub fn link_of<L: LabModel>(number: u32, session: &LabSession<L>) -> String {
 pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
     let (session, problems) = open_from_link::<L>(&current_query());
     let state = LabState::new(session);
+    address_follows(
+        move || state.session.track(),
+        move || state.session.try_with_untracked(|s| link_of(number, s)),
+    );
+    (state, problems)
+}
+
+/// Like [`lab_state`], for a lab whose run is made in slices by the page: the session
+/// opens without a run ([`LabSession::deferred`]) and the page brings it.
+pub fn deferred_lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
+    let (config, problems) = config_from_link::<L>(&current_query());
+    let state = LabState::new(LabSession::deferred(config));
     address_follows(
         move || state.session.track(),
         move || state.session.try_with_untracked(|s| link_of(number, s)),

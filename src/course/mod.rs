@@ -1,6 +1,7 @@
 //! The course: the teaching text of each numbered demo, and the pages that use it.
 
 pub mod amplification;
+pub mod boxoffice;
 pub mod brownout;
 pub mod checkout;
 pub mod jitter;
@@ -12,7 +13,7 @@ pub mod tick_demo;
 /// Minutes a class needs for demo `number`, predicting and discussing included: the
 /// teacher notes and the front page say the same.
 pub fn minutes(number: u32) -> Option<u32> {
-    const MINUTES: [u32; 13] = [10, 8, 8, 10, 10, 10, 12, 15, 12, 15, 12, 25, 20];
+    const MINUTES: [u32; 14] = [10, 8, 8, 10, 10, 10, 12, 15, 12, 15, 12, 25, 20, 30];
     MINUTES.get(number.checked_sub(1)? as usize).copied()
 }
 
@@ -101,6 +102,7 @@ pub fn lab_text(number: u32) -> Option<&'static LabText> {
         11 => Some(&POOL_TEXT),
         12 => Some(&BROWNOUT_TEXT),
         13 => Some(&CHECKOUT_TEXT),
+        14 => Some(&BOXOFFICE_TEXT),
         _ => None,
     }
 }
@@ -166,6 +168,19 @@ const BROWNOUT_TEXT: LabText = LabText {
         "When not to carry all four: for a dependency that is either up or hard-down, a timeout and a breaker on the error rate are the whole answer. The bulkhead, the slow-call rule, the budget and the out-of-band cache earn their keep in a brownout, when the dependency is slow but does not fail.",
     ],
     model: "The model: event-driven, to the millisecond, reported per second from 08:59:50. Each second brings exactly 250 submissions and 100 history requests, each at a random instant of its own slot, and every latency varies within ±20 %. The policies are the engine's models of Resilience4j in their default order, Retry(CircuitBreaker(Bulkhead(call))), with the fallback around them; fix 1's read timeout is inside the call, and pricing keeps working on a call whose connection it closed. Pricing answers in 80 ms again when its fault ends. Each submission prices one product of 10,000, the popular ones more often (Zipf). Runs are seeded: the same seed gives the same run.",
+};
+
+const BOXOFFICE_TEXT: LabText = LabText {
+    intro: "BoxOffice sells stadium tickets. Clients send purchases and seat holds (critical), catalog and order pages (important) and recommendations (sheddable) through a door that can rate-limit each key and shed load by priority, sometimes a waiting room, a load balancer that sends work only to ready replicas, and order replicas whose request threads call payment through a Resilience4j stack. Pick a scenario and a protection, predict, then run the clock and watch who is served in time.",
+    watch: "The system at the second shown: every replica's threads, the door, the queue, payment and each breaker; under it, each class of users second by second. Then compare every protection of the scenario on the same seed.",
+    predict: "Each scenario asks its question above the system. Answer it before you press Play.",
+    lessons: &[
+        "Threads are shared: a slow dependency takes down what never calls it, unless a bulkhead caps the threads it can hold. A read timeout alone only halves the need.",
+        "A retry storm outlives its cause: retries and abandoned work keep the load above capacity. A retry budget, a breaker or dropping stale work each end it; backoff with jitter alone does not, while users keep arriving.",
+        "Say no early and cheaply, most important last: a token bucket per key holds a bot to its rate, load shedding by priority keeps purchases in time while recommendations get 503, and a limit that follows latency needs no hand-tuned number.",
+        "A probe must ask what a restart can fix: liveness on a dependency restarts every healthy replica when the dependency fails. A JVM that starts slowly needs a startup probe, or liveness kills it before it ever serves.",
+    ],
+    model: "The model: the engine's discrete-event simulation in virtual milliseconds (docs/boxoffice.md). Clients arrive as Poisson processes and give up at their deadline; every service and work time varies within ±20 %; each stack is the engine's Resilience4j policies in Resilience4j's order, with the HTTP client's connect and read timeouts inside the call; payment keeps working on calls whose caller has gone. Runs are seeded: the same seed gives the same run, here and on the command line.",
 };
 
 const CHECKOUT_TEXT: LabText = LabText {

@@ -189,6 +189,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                     catalogue::Lab::Pool => "lab pool",
                     catalogue::Lab::Brownout => "lab brownout",
                     catalogue::Lab::Checkout => "lab checkout",
+                    catalogue::Lab::BoxOffice => "lab boxoffice",
                 };
                 return Err(format!(
                     "demo {number} is a lab, not a tick demo: run `resilience-sim {command}` (its flags set the lab's controls)"
@@ -514,6 +515,9 @@ fn demo_resilience4j(number: u32, format: &str) -> Result<Vec<String>, String> {
         Some(catalogue::Lab::Pool) => PoolLab::default().resilience4j(),
         Some(catalogue::Lab::Brownout) => BrownoutLab::default().resilience4j(),
         Some(catalogue::Lab::Checkout) => CheckoutLab::default().resilience4j(),
+        Some(catalogue::Lab::BoxOffice) => {
+            resilience_sim::scenario::boxoffice_lab::BoxOfficeLab::default().resilience4j()
+        }
         None => {
             let demo = catalogue::demo(number).ok_or_else(|| {
                 format!(

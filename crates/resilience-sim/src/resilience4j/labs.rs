@@ -15,6 +15,7 @@ use crate::outcome::Outcome;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::retry::{self, IntervalFunction, Jitter, RetryConfig};
 use crate::policy::time_limiter::TimeLimiterConfig;
+use crate::scenario::boxoffice_lab::BoxOfficeLab;
 use crate::scenario::brownout_lab::BrownoutLab;
 use crate::scenario::checkout_lab::CheckoutLab;
 use crate::scenario::labs::{AmplificationLab, JitterLab};
@@ -43,6 +44,7 @@ lab_resilience4j! {
     PoolLab => pool,
     BrownoutLab => brownout,
     CheckoutLab => checkout,
+    BoxOfficeLab => boxoffice,
 }
 
 /// The note for a jitter mode Resilience4j does not have.
@@ -309,6 +311,71 @@ pub fn checkout(lab: &CheckoutLab) -> Vec<Instance> {
     if order == StackOrder::BreakerOutsideRetry {
         if let Some(first) = out.first_mut() {
             first.notes.push("The order CircuitBreaker(Retry(Bulkhead(call))) is not a setting of an instance: with Spring's annotations it comes from resilience4j.retry.retry-aspect-order and resilience4j.circuitbreaker.circuit-breaker-aspect-order; keep Resilience4j's default order.".to_string());
+        }
+    }
+    out
+}
+
+/// Demo 14: every stack of the order replicas, one instance of each layer per dependency.
+pub fn boxoffice(lab: &BoxOfficeLab) -> Vec<Instance> {
+    let Ok(topology) = lab.topology() else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for (name, stack) in &topology.replicas.stacks {
+        let timeouts = cat(&[
+            "The HTTP client's timeouts (connect ",
+            &format_duration(stack.connect_timeout_ms),
+            ", read ",
+            &stack
+                .read_timeout_ms
+                .map_or("none".to_string(), format_duration),
+            ") are set on the client, not in Resilience4j.",
+        ]);
+        let mut first = true;
+        let mut push = |config: PolicyConfig, out: &mut Vec<Instance>| {
+            let mut instance = Instance::new(name.clone(), config);
+            if std::mem::take(&mut first) {
+                instance = instance.note(timeouts.clone());
+                if let Some(fallback) = &stack.fallback {
+                    instance = instance.note(cat(&[
+                        "The fallback (“",
+                        fallback,
+                        "”) is a fallbackMethod of your own, on the outermost layer.",
+                    ]));
+                }
+                if stack.idempotency_keys {
+                    instance = instance.note(
+                        "One idempotency key per purchase, sent with every attempt: the provider's feature, not Resilience4j's."
+                            .to_string(),
+                    );
+                }
+            }
+            out.push(instance);
+        };
+        if let Some(c) = &stack.circuit_breaker {
+            push(PolicyConfig::CircuitBreaker(c.clone()), &mut out);
+        }
+        if let Some(c) = &stack.bulkhead {
+            push(PolicyConfig::Bulkhead(c.clone()), &mut out);
+        }
+        if let Some(c) = &stack.rate_limiter {
+            push(PolicyConfig::RateLimiter(c.clone()), &mut out);
+        }
+        if let Some(c) = &stack.time_limiter {
+            push(PolicyConfig::TimeLimiter(c.clone()), &mut out);
+        }
+        if let Some(c) = &stack.retry {
+            let mut instance = Instance::new(name.clone(), PolicyConfig::Retry(c.clone()));
+            if let Some(b) = &stack.retry_budget {
+                instance = instance.note(cat(&[
+                    "The retry budget (",
+                    &num(b.retry_percent),
+                    " retries per 100 requests",
+                    BUDGET,
+                ]));
+            }
+            out.push(instance);
         }
     }
     out

@@ -121,6 +121,8 @@ pub enum Lab {
     Brownout,
     /// Lab E: payment and shipping, each through its own stack.
     Checkout,
+    /// ../shared/spec/04-boxoffice-playground.md: a whole system, five scenarios.
+    BoxOffice,
 }
 
 /// A numbered lab demo (after the tick demos).
@@ -137,7 +139,7 @@ pub struct LabInfo {
 
 /// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md; 10 and 11: labs F and
 /// D of ../shared/spec/03-incident-labs.md.
-pub const LABS: [LabInfo; 6] = [
+pub const LABS: [LabInfo; 7] = [
     LabInfo {
         number: 8,
         title: "Retries can keep a system down",
@@ -186,6 +188,14 @@ pub const LABS: [LabInfo; 6] = [
         kind: "incident lab",
         lab: Lab::Checkout,
     },
+    LabInfo {
+        number: 14,
+        title: "BoxOffice: a whole system on its on-sale day",
+        setup: "a ticketing company: clients by priority, a door with rate limiting and load shedding, a waiting room, order replicas with health checks and Resilience4j stacks, payment; five scenarios",
+        watch: "Who gets served in time, class by class, as the fault hits: which protection keeps purchases alive, and which only moves the damage.",
+        kind: "system lab",
+        lab: Lab::BoxOffice,
+    },
 ];
 
 /// The lab with this number, if there is one.
@@ -225,13 +235,14 @@ mod tests {
     #[test]
     fn the_course_numbers_its_labs_after_the_tick_demos() {
         let numbers: Vec<u32> = course().map(|(n, _)| n).collect();
-        assert_eq!(numbers, (1..=13).collect::<Vec<_>>());
+        assert_eq!(numbers, (1..=14).collect::<Vec<_>>());
         assert_eq!(lab(8).map(|l| l.lab), Some(Lab::Amplification));
         assert_eq!(lab(9).map(|l| l.lab), Some(Lab::Jitter));
         assert_eq!(lab(10).map(|l| l.lab), Some(Lab::Sandbox));
         assert_eq!(lab(11).map(|l| l.lab), Some(Lab::Pool));
         assert_eq!(lab(12).map(|l| l.lab), Some(Lab::Brownout));
         assert_eq!(lab(13).map(|l| l.lab), Some(Lab::Checkout));
-        assert!(exists(13) && !exists(14) && !exists(0));
+        assert_eq!(lab(14).map(|l| l.lab), Some(Lab::BoxOffice));
+        assert!(exists(14) && !exists(15) && !exists(0));
     }
 }

@@ -8,6 +8,7 @@
 //!
 //! Parsing never panics: a bad file gives one line saying what is wrong and where.
 
+pub mod boxoffice_lab;
 pub mod breaker_script;
 pub mod brownout_lab;
 pub mod catalogue;

@@ -54,7 +54,7 @@ pub struct Probes {
     failures: [u32; 3],
     /// The startup probe passed (or there is none).
     pub started: bool,
-    /// Results of this second: passed, failed (per kind), for the report.
+    /// Each probe's latest result since the container started (none: not asked yet).
     pub last: [Option<bool>; 3],
 }
 
@@ -73,6 +73,7 @@ impl Probes {
     pub fn restart(&mut self) {
         self.failures = [0; 3];
         self.started = self.specs[0].is_none();
+        self.last = [None; 3];
     }
 
     pub fn spec(&self, kind: ProbeKind) -> Option<&ProbeSpec> {

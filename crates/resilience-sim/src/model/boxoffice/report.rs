@@ -103,7 +103,7 @@ pub struct ReplicaRow {
     pub threads_on_payment: u32,
     pub accept_queue: usize,
     pub restarts: u32,
-    /// The probes' latest results in the second (none: not asked).
+    /// Each probe's latest result since the container started (none: not asked yet).
     pub probes: ProbeRow,
 }
 

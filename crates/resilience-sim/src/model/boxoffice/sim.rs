@@ -1596,7 +1596,6 @@ impl Sim {
                     readiness: rep.probes.last[2],
                 },
             });
-            rep.probes.last = [None; 3];
             rep.peak_busy = rep.busy;
             for (d, peak) in rep.peak_on_dependency.iter_mut().enumerate() {
                 *peak = rep.on_dependency[d];

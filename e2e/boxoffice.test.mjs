@@ -1,0 +1,86 @@
+// End-to-end: Demo 14, the BoxOffice playground, walked as a learner would: a scenario
+// and its protections, a prediction checked against the run, the clock played and
+// scrubbed, every protection compared on the same seed; a link that opens a variant; the
+// same on a phone in dark mode. Screenshots at both sizes.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launchBrowser, openControls, openPage, screenshot } from './support.mjs';
+
+let browser;
+before(async () => { browser = await launchBrowser(); });
+after(async () => { await browser?.close(); });
+
+// The run is made in slices after the page opens: its status says when it is in.
+const ran = (page) => page.getByTestId('box-status').filter({ hasText: / s simulated, \d+ events\./ }).waitFor({ timeout: 30000 });
+
+test('Demo 14: the cascading failure takes holds and catalog down; the bulkhead keeps them in time', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14');
+  await ran(page);
+  // The page opens a few seconds into the incident: every thread waits on payment.
+  assert.match(await page.getByTestId('box-second').textContent(), /^Second 23 of 60/);
+  const system = page.getByTestId('box-system');
+  assert.match(await system.textContent(), /200 of 200 threads busy: 200 waiting on payment/);
+  // Predict, then check against the run.
+  await page.getByTestId('box-predict-option').nth(0).check();
+  await page.getByTestId('box-check').click();
+  assert.match(await page.getByTestId('box-verdict').textContent(), /Not this time\..*They fail too/);
+  // The bulkhead: at most 50 threads on payment, and the answer changes with the run.
+  await page.locator('[data-testid=box-variant][value=bulkhead]').check();
+  await page.waitForFunction(() => location.search.includes('variant=bulkhead'));
+  await ran(page);
+  assert.match(await system.textContent(), /of 200 threads busy: 50 waiting on payment/);
+  assert.equal(await page.getByTestId('box-verdict').textContent(), '', 'a new protection asks again');
+  await page.getByTestId('box-predict-option').nth(0).check();
+  await page.getByTestId('box-check').click();
+  assert.match(await page.getByTestId('box-verdict').textContent(), /^Yes\./);
+  // The clock: one second on, one back, the scrubber.
+  await page.getByTestId('box-forward').click();
+  assert.match(await page.getByTestId('box-second').textContent(), /^Second 24 /);
+  await page.getByTestId('box-scrubber').fill('5');
+  assert.match(await page.getByTestId('box-second').textContent(), /^Second 5 /);
+  await page.getByTestId('box-play').click();
+  await page.waitForFunction(() => /^Second (7|8|9|\d\d) /.test(document.querySelector('[data-testid=box-second]').textContent));
+  await page.getByTestId('box-play').click();
+  assert.equal(await page.getByTestId('box-play').getAttribute('aria-pressed'), 'false');
+  // Every protection on the same seed.
+  await page.getByTestId('box-compare').click();
+  const rows = page.getByTestId('box-compare-table').locator('tbody tr');
+  await rows.nth(2).waitFor({ timeout: 30000 });
+  assert.equal(await rows.count(), 3);
+  assert.match(await rows.nth(2).textContent(), /The seed's bulkhead of 50/);
+  // The charts were drawn and say what they show.
+  for (const id of ['box-classes', 'box-outcomes']) {
+    assert.ok(Number(await page.getByTestId(id).locator('canvas').getAttribute('data-render-count')) >= 1, id);
+  }
+  await screenshot(page, 'demo-14-desktop');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 14: a link opens the retry storm with a breaker; on a phone in dark mode the controls are a sheet', async () => {
+  const { page, problems } = await openPage(browser, { width: 390, height: 844 }, '?demo=14&scenario=retry-storm&variant=breaker', 'dark');
+  await ran(page);
+  assert.match(await page.getByTestId('box-second').textContent(), /^Second 23 of 120/);
+  assert.match(await page.getByTestId('box-system').textContent(), /Breaker on payment: OPEN|Breaker on payment: HALF_OPEN|Breaker on payment: CLOSED/);
+  await openControls(page);
+  assert.equal(await page.locator('[data-testid=box-variant][value=breaker]').isChecked(), true);
+  // Another scenario opens on its first protection.
+  await page.getByTestId('lab-control-scenario').selectOption('flash-sale');
+  await page.waitForFunction(() => location.search.includes('scenario=flash-sale') && location.search.includes('variant=no-shedding'));
+  await ran(page);
+  assert.match(await page.getByTestId('box-second').textContent(), /of 360:/);
+  const width = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(width <= 390, `no sideways scroll on a phone (${width} px)`);
+  await screenshot(page, 'demo-14-phone-dark');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 14: a variant of another scenario in the link is refused with a message', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14&scenario=flash-sale&variant=breaker');
+  await ran(page);
+  assert.match(await page.locator('body').textContent(), /Flash sale has no variant “breaker”/);
+  assert.equal(await page.locator('[data-testid=box-variant][value=no-shedding]').isChecked(), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
