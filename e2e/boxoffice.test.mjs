@@ -19,7 +19,11 @@ test('Demo 14: the cascading failure takes holds and catalog down; the bulkhead 
   // The page opens a few seconds into the incident: every thread waits on payment.
   assert.match(await page.getByTestId('box-second').textContent(), /^Second 23 of 60/);
   const system = page.getByTestId('box-system');
-  assert.match(await system.textContent(), /200 of 200 threads busy: 200 waiting on payment/);
+  assert.match(await system.textContent(), /200 of 200 threads busy200 on payment/);
+  // Requests move along the edges as dots, and each edge says how many a second.
+  assert.ok(await system.locator('.box-dots circle animateMotion').count() > 0, 'dots move');
+  assert.match(await system.locator('.box-counts').textContent(), /\d+\/s/);
+  assert.equal(await system.locator('[data-component=replicas] .cell-payment').count(), 50, 'every cell waits on payment');
   // Predict, then check against the run.
   await page.getByTestId('box-predict-option').nth(0).check();
   await page.getByTestId('box-check').click();
@@ -28,7 +32,9 @@ test('Demo 14: the cascading failure takes holds and catalog down; the bulkhead 
   await page.locator('[data-testid=box-variant][value=bulkhead]').check();
   await page.waitForFunction(() => location.search.includes('variant=bulkhead'));
   await ran(page);
-  assert.match(await system.textContent(), /of 200 threads busy: 50 waiting on payment/);
+  assert.match(await system.textContent(), /of 200 threads busy50 on payment/);
+  assert.match(await system.textContent(), /payment bulkhead 50 of 50/);
+  assert.equal(await system.locator('[data-component=replicas] .cell-payment').count(), 13, '50 threads of 200: 13 cells of 4');
   assert.equal(await page.getByTestId('box-verdict').textContent(), '', 'a new protection asks again');
   await page.getByTestId('box-predict-option').nth(0).check();
   await page.getByTestId('box-check').click();
@@ -61,7 +67,7 @@ test('Demo 14: a link opens the retry storm with a breaker; on a phone in dark m
   const { page, problems } = await openPage(browser, { width: 390, height: 844 }, '?demo=14&scenario=retry-storm&variant=breaker', 'dark');
   await ran(page);
   assert.match(await page.getByTestId('box-second').textContent(), /^Second 23 of 120/);
-  assert.match(await page.getByTestId('box-system').textContent(), /Breaker on payment: OPEN|Breaker on payment: HALF_OPEN|Breaker on payment: CLOSED/);
+  assert.match(await page.getByTestId('box-system').textContent(), /payment breaker (OPEN|HALF_OPEN|CLOSED)/);
   await openControls(page);
   assert.equal(await page.locator('[data-testid=box-variant][value=breaker]').isChecked(), true);
   // Another scenario opens on its first protection.
@@ -81,6 +87,18 @@ test('Demo 14: a variant of another scenario in the link is refused with a messa
   await ran(page);
   assert.match(await page.locator('body').textContent(), /Flash sale has no variant “breaker”/);
   assert.equal(await page.locator('[data-testid=box-variant][value=no-shedding]').isChecked(), true);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('Demo 14: with reduced motion the dots give way to the counts', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14&scenario=flash-sale&variant=priority-shedding');
+  await page.emulateMedia({ reducedMotion: 'reduce' });
+  await ran(page);
+  const system = page.getByTestId('box-system');
+  assert.equal(await system.locator('.box-dots').isVisible(), false, 'no motion');
+  assert.ok(await system.locator('.box-counts text').count() > 0);
+  assert.match(await system.locator('[data-component=door]').textContent(), /× 429, \d+ × 503/);
   assert.deepEqual(problems, []);
   await page.close();
 });

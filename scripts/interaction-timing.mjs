@@ -19,6 +19,7 @@ const INTERACTIONS = [
   [13, 'change', 'lab-control-bulkheads', ['separate', 'shared', 'none']],
   [11, 'change', 'lab-control-bulkhead', ['none', 'semaphore', 'thread-pool']],
   [11, 'input', 'lab-control-vendorSlowAtS', ['10', '30', '50', '20']],
+  [14, 'input', 'box-scrubber', ['5', '30', '12', '50', '23']],
 ];
 
 const browser = await launchBrowser();

@@ -12,13 +12,13 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
-use resilience_sim::model::boxoffice::report::{KeyRow, ReplicaRow, Second};
-use resilience_sim::model::boxoffice::topology::Topology;
+use resilience_sim::model::boxoffice::report::Second;
 use resilience_sim::model::boxoffice::{scenarios, BoxOfficeRun, Sim};
 use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, ScenarioInfo};
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{ControlValue, LabSession};
 
+use super::boxoffice_diagram::{self as diagram, NodeKind, SystemDiagram};
 use super::lab_frame::{deferred_lab_state, tools, LabFrame};
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::trim;
@@ -26,7 +26,7 @@ use crate::nav::Location;
 use crate::tasks::{Step, Stepped};
 use crate::url_state::encode;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{aria_bool, click, live, live_attr, live_html, Html};
+use crate::views::html::{aria_bool, click, live, live_attr};
 
 // ---- figures from a run (pure: tested natively) ---------------------------------------------
 
@@ -398,250 +398,6 @@ pub fn outcomes_summary(run: &BoxOfficeRun) -> String {
 
 // ---- the system at one second ---------------------------------------------------------------
 
-/// The most thread cells drawn for one replica: a cell stands for several threads above it.
-const MAX_CELLS: u32 = 50;
-/// The most replicas drawn one by one.
-const MAX_REPLICAS_SHOWN: usize = 8;
-
-fn client_html(name: &str, row: &KeyRow, h: &mut String) {
-    h.raw("<li><b>")
-        .text(name)
-        .raw("</b> ")
-        .num(row.offered)
-        .raw(" new");
-    let parts: [(u64, &'static str); 6] = [
-        (row.in_time, " in time"),
-        (row.late, " late"),
-        (row.failed, " failed"),
-        (row.fallback, " fell back"),
-        (row.rate_limited, " × 429"),
-        (row.shed, " × 503"),
-    ];
-    for (n, word) in parts {
-        if n > 0 {
-            h.raw(", ").num(n).raw(word);
-        }
-    }
-    h.raw("</li>");
-}
-
-fn probe_word(result: Option<bool>) -> &'static str {
-    match result {
-        Some(true) => "passed",
-        Some(false) => "failed",
-        None => "not asked",
-    }
-}
-
-fn replica_html(r: &ReplicaRow, threads: u32, breakers: &[(&str, &str)], h: &mut String) {
-    let on_payment = r.threads_on_payment.min(threads);
-    let local = r
-        .threads_busy
-        .saturating_sub(on_payment)
-        .min(threads - on_payment);
-    let free = threads - on_payment - local;
-    let per_cell = threads.div_ceil(MAX_CELLS).max(1);
-    h.raw("<li class=\"box-replica\" data-state=\"")
-        .text(&r.state)
-        .raw("\"><div class=\"box-replica-head\"><b>")
-        .text(&r.name)
-        .raw("</b> <span class=\"box-state\">")
-        .text(&r.state.replace('_', " "))
-        .raw("</span>");
-    if r.restarts > 0 {
-        h.raw(", restarted ").num(r.restarts.into()).raw("×");
-    }
-    h.raw("</div><p class=\"box-threads\">")
-        .num(r.threads_busy.into())
-        .raw(" of ")
-        .num(threads.into())
-        .raw(" threads busy: ")
-        .num(on_payment.into())
-        .raw(" waiting on payment, ")
-        .num(local.into())
-        .raw(" on local work, ")
-        .num(free.into())
-        .raw(" free</p>");
-    // Cells: waiting on payment first, then local work, then free.
-    let cells = threads.div_ceil(per_cell);
-    let (pay_cells, local_cells) = (
-        on_payment.div_ceil(per_cell).min(cells),
-        (on_payment + local).div_ceil(per_cell).min(cells),
-    );
-    h.raw("<svg class=\"box-cells\" viewBox=\"0 0 ")
-        .num(u64::from(cells.min(25)) * 10)
-        .raw(" ")
-        .num(u64::from(cells.div_ceil(25)) * 10)
-        .raw("\" aria-hidden=\"true\" focusable=\"false\">");
-    for i in 0..cells {
-        let class = if i < pay_cells {
-            "cell-payment"
-        } else if i < local_cells {
-            "cell-local"
-        } else {
-            "cell-free"
-        };
-        h.raw("<rect class=\"")
-            .raw(class)
-            .raw("\" x=\"")
-            .num(u64::from(i % 25) * 10 + 1)
-            .raw("\" y=\"")
-            .num(u64::from(i / 25) * 10 + 1)
-            .raw("\" width=\"8\" height=\"8\"></rect>");
-    }
-    h.raw("</svg>");
-    if per_cell > 1 {
-        h.raw("<p class=\"muted\">A cell is ")
-            .num(per_cell.into())
-            .raw(" threads.</p>");
-    }
-    h.raw("<p class=\"box-probes\">Probes: startup ")
-        .raw(probe_word(r.probes.startup))
-        .raw(", liveness ")
-        .raw(probe_word(r.probes.liveness))
-        .raw(", readiness ")
-        .raw(probe_word(r.probes.readiness))
-        .raw("</p>");
-    for (dep, state) in breakers {
-        h.raw("<p class=\"box-breaker\" data-breaker=\"")
-            .text(state)
-            .raw("\">Breaker on ")
-            .text(dep)
-            .raw(": <b>")
-            .text(state)
-            .raw("</b></p>");
-    }
-    h.raw("</li>");
-}
-
-/// The system at second `t` of `run`, as HTML: a row of cards, one per component, in the
-/// order a request meets them.
-pub fn system_html(topology: &Topology, run: &BoxOfficeRun, t: u32, h: &mut String) {
-    let Some(s) = run.seconds.get(t as usize) else {
-        return;
-    };
-    h.raw("<p class=\"box-second\" data-testid=\"box-second\">Second ")
-        .num(s.t_s.into())
-        .raw(" of ")
-        .num(run.seconds.len() as u64)
-        .raw(": ")
-        .num(s.goodput)
-        .raw(" users answered in time</p><ol class=\"box-system\" data-testid=\"box-system\">");
-    // Clients.
-    h.raw("<li class=\"box-card\" data-component=\"clients\"><h3>Clients</h3><ul>");
-    for (name, row) in &s.clients {
-        client_html(name, row, h);
-    }
-    h.raw("</ul></li>");
-    // The door.
-    let d = &topology.door;
-    h.raw("<li class=\"box-card\" data-component=\"door\"><h3>The door</h3><ul>");
-    if let Some(tb) = &d.token_bucket {
-        h.raw("<li>Token bucket per key: ")
-            .text(&trim(tb.rate_per_second))
-            .raw("/s, burst ")
-            .num(tb.burst.into())
-            .raw("</li>");
-    }
-    match s.door.limit {
-        Some(limit) => {
-            h.raw("<li>Limit ")
-                .num(limit.into())
-                .raw(if d.adaptive.is_some() {
-                    " (adaptive)"
-                } else {
-                    ""
-                })
-                .raw(", ")
-                .num(s.door.in_flight.into())
-                .raw(" in flight</li>");
-        }
-        None if d.token_bucket.is_none() => {
-            h.raw("<li>Lets everything in</li>");
-        }
-        None => {}
-    }
-    h.raw("<li>")
-        .num(s.door.rate_limited)
-        .raw(" × 429, ")
-        .num(s.door.shed)
-        .raw(" × 503</li></ul></li>");
-    // The waiting room.
-    if let Some(room) = &topology.waiting_room {
-        h.raw("<li class=\"box-card\" data-component=\"queue\"><h3>Waiting room</h3><ul><li>")
-            .num(s.queue.length as u64)
-            .raw(" of ")
-            .num(room.capacity.into())
-            .raw(" waiting, the oldest for ")
-            .text(&trim(s.queue.oldest_ms as f64 / 1000.0))
-            .raw(" s</li><li>")
-            .num(s.queue.dropped_stale)
-            .raw(" stale dropped so far</li></ul></li>");
-    }
-    // The replicas.
-    let ready = s.replicas.iter().filter(|r| r.ready).count();
-    h.raw("<li class=\"box-card box-replicas\" data-component=\"replicas\"><h3>Order replicas: ")
-        .num(ready as u64)
-        .raw(" of ")
-        .num(s.replicas.len() as u64)
-        .raw(" ready</h3><ol>");
-    for (i, r) in s.replicas.iter().take(MAX_REPLICAS_SHOWN).enumerate() {
-        let prefix = format!("order-{}/", i + 1);
-        let breakers: Vec<(&str, &str)> = s
-            .breakers
-            .iter()
-            .filter_map(|(k, v)| k.strip_prefix(&prefix).map(|dep| (dep, v.as_str())))
-            .collect();
-        replica_html(r, topology.replicas.threads, &breakers, h);
-    }
-    h.raw("</ol>");
-    if s.replicas.len() > MAX_REPLICAS_SHOWN {
-        h.raw("<p class=\"muted\">and ")
-            .num((s.replicas.len() - MAX_REPLICAS_SHOWN) as u64)
-            .raw(" more</p>");
-    }
-    h.raw("</li>");
-    // The dependencies.
-    for (name, dep) in &s.dependencies {
-        let Some(spec) = topology.dependencies.get(name) else {
-            continue;
-        };
-        h.raw("<li class=\"box-card\" data-component=\"dependency\" data-state=\"")
-            .text(&dep.state)
-            .raw("\"><h3>")
-            .text(name)
-            .raw(" <span class=\"box-state\">")
-            .text(&dep.state)
-            .raw("</span></h3><ul><li>")
-            .num(dep.in_flight.into())
-            .raw(" of ")
-            .num(spec.workers.into())
-            .raw(" workers busy, ")
-            .num(dep.queue as u64)
-            .raw(" queued</li><li>")
-            .num(dep.offered)
-            .raw(" calls, ")
-            .num(dep.served)
-            .raw(" answered to a caller, ")
-            .num(dep.wasted)
-            .raw(" for nobody (wasted)</li>");
-        if dep.refused > 0 {
-            h.raw("<li>").num(dep.refused).raw(" refused</li>");
-        }
-        if dep.charges + dep.declines > 0 {
-            h.raw("<li>")
-                .num(dep.charges)
-                .raw(" charged, ")
-                .num(dep.declines)
-                .raw(" declined, ")
-                .num(dep.duplicate_charges)
-                .raw(" charged twice</li>");
-        }
-        h.raw("</ul></li>");
-    }
-    h.raw("</ol>");
-}
-
 // ---- comparing every variant ------------------------------------------------------------------
 
 /// One variant's run in the comparison table.
@@ -699,6 +455,8 @@ pub struct BoxOfficeView {
     progress: RwSignal<Option<(u32, u32)>>,
     compare: RwSignal<Vec<CompareRow>>,
     comparing: RwSignal<bool>,
+    /// The component picked in the diagram.
+    picked: RwSignal<Option<NodeKind>>,
 }
 
 impl BoxOfficeView {
@@ -712,6 +470,7 @@ impl BoxOfficeView {
             progress: RwSignal::new(None),
             compare: RwSignal::new(Vec::new()),
             comparing: RwSignal::new(false),
+            picked: RwSignal::new(None),
         }
     }
 
@@ -896,18 +655,30 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     });
     on_cleanup(stop);
 
-    let system = live_html(move || {
-        let mut h = String::new();
-        let t = shown();
-        topology.with(|topology| {
-            session.with(|s| {
-                if let (Some(topology), Ok(run)) = (topology, s.run()) {
-                    system_html(topology, run, t, &mut h);
-                }
+    let most_replicas = move || {
+        session.with(|s| {
+            s.run().as_ref().map_or(1, |r| {
+                r.seconds.iter().map(|s| s.replicas.len()).max().unwrap_or(1)
             })
-        });
-        h
+        })
+    };
+    let layout = Memo::new(move |_| {
+        let replicas = most_replicas();
+        topology.with(|t| t.as_ref().map(|t| diagram::layout(t, replicas)))
     });
+    let second = Memo::new(move |_| {
+        let t = shown();
+        session.with(|s| s.run().as_ref().ok().and_then(|r| r.seconds.get(t as usize).cloned()))
+    });
+    let second_text = live(move || {
+        let total = seconds();
+        second.with(|s| {
+            s.as_ref().map_or(String::new(), |s| {
+                format!("Second {} of {total}: {} users answered in time", s.t_s, s.goodput)
+            })
+        })
+    });
+    let pick = Callback::new(move |kind: NodeKind| view.picked.set(Some(kind)));
     let classes = Signal::from(Memo::new(move |_| {
         session.with(|s| {
             s.run()
@@ -944,32 +715,26 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     let scenario_info = move || lab.with(|l| l.info());
     let lesson = live(move || scenario_info().lesson.to_string());
     let question_text = live(move || question(scenario_info()).text.to_string());
-    let verdict = live_html(move || {
-        let mut h = String::new();
+    let verdict = move || {
         if !view.checked.get() || view.progress.get().is_some() {
-            return h;
+            return None;
         }
-        let Some(pick) = view.pick.get() else {
-            return h;
-        };
+        let pick = view.pick.get()?;
         session.with(|s| {
-            if let Ok(run) = s.run() {
-                let (right, evidence) = answer(s.config(), run);
-                h.raw(if pick == right {
-                    "<p class=\"verdict right\"><b>Yes.</b> "
-                } else {
-                    "<p class=\"verdict wrong\"><b>Not this time.</b> "
-                });
-                if pick != right {
-                    h.raw("The run says: “")
-                        .text(question(s.config().info()).options[right])
-                        .raw("”. ");
-                }
-                h.text(&evidence).raw("</p>");
-            }
-        });
-        h
-    });
+            let run = s.run().as_ref().ok()?;
+            let (right, evidence) = answer(s.config(), run);
+            let (class, head, said) = if pick == right {
+                ("verdict right", "Yes.", String::new())
+            } else {
+                (
+                    "verdict wrong",
+                    "Not this time.",
+                    format!("The run says: “{}”. ", question(s.config().info()).options[right]),
+                )
+            };
+            Some(view! { <p class=class><b>{head}</b>" "{said}{evidence}</p> })
+        })
+    };
     let options = move || {
         let q = question(scenario_info());
         q.options
@@ -1069,7 +834,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                     on:click=click(move |_| view.checked.set(true))>
                     "Check against the run"
                 </button>
-                <div aria-live="polite" data-testid="box-verdict" inner_html=verdict></div>
+                <div aria-live="polite" data-testid="box-verdict">{verdict}</div>
             </section>
             <section class="panel box-panel" aria-labelledby="box-system-heading">
                 <h2 id="box-system-heading">"The system, second by second"</h2>
@@ -1109,7 +874,18 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                             on:input=scrub />
                     </label>
                 </div>
-                <div inner_html=system></div>
+                <p class="box-second" data-testid="box-second">{second_text}</p>
+                <SystemDiagram topology=topology layout=layout second=second on_pick=pick />
+                <p class="muted box-legend">
+                    <span class="key dot-ok">"in time"</span>
+                    <span class="key dot-late">"late or fallback"</span>
+                    <span class="key dot-failed">"failed"</span>
+                    <span class="key dot-refused">"refused (429, 503)"</span>
+                    " A dot is a sample of the requests on its way; the number by an edge is how many a second. Thread cells: "
+                    <span class="key cell-payment">"waiting on payment"</span>
+                    <span class="key cell-local">"local work"</span>
+                    <span class="key cell-free">"free"</span>
+                </p>
             </section>
             <Figure spec=classes summary=classes_text testid="box-classes"
                 title="Each class: users answered in time, per second." />
@@ -1203,35 +979,6 @@ mod tests {
         assert_eq!(answer(&lab, &run).0, 2);
         let (lab, run) = run_of("flash-sale", "priority-shedding");
         assert_eq!(answer(&lab, &run).0, 0);
-    }
-
-    #[test]
-    fn the_system_at_a_second_names_every_component() {
-        let (lab, run) = run_of("cascading-failure", "bulkhead");
-        let topology = lab.topology().unwrap();
-        let mut h = String::new();
-        system_html(&topology, &run, 30, &mut h);
-        assert!(h.contains("Second 30 of 60"), "{h}");
-        for part in ["clients", "door", "replicas", "dependency"] {
-            assert!(h.contains(&format!("data-component=\"{part}\"")), "{part}");
-        }
-        assert!(
-            h.contains("of 200 threads busy: 50 waiting on payment"),
-            "{h}"
-        );
-        assert!(
-            h.contains("<b>payment</b>") || h.contains(">payment <span"),
-            "{h}"
-        );
-        // 200 threads: 50 cells of 4; the payment cells first.
-        assert_eq!(h.matches("<rect ").count(), 50);
-        assert_eq!(h.matches("cell-payment").count(), 13);
-        assert!(h.contains("A cell is 4 threads."));
-        assert!(!h.contains("style="), "no inline style under the CSP");
-        // A second past the end draws nothing.
-        let mut past = String::new();
-        system_html(&topology, &run, 60, &mut past);
-        assert!(past.is_empty());
     }
 
     #[test]

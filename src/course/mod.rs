@@ -2,6 +2,7 @@
 
 pub mod amplification;
 pub mod boxoffice;
+pub mod boxoffice_diagram;
 pub mod brownout;
 pub mod checkout;
 pub mod jitter;

@@ -160,6 +160,9 @@ pub struct Second {
     pub dependencies: BTreeMap<String, DependencyRow>,
     /// Each breaker's state at the end of the second: `order-1/payment`.
     pub breakers: BTreeMap<String, String>,
+    /// Bulkhead permits in use at the second's end, by `replica/dependency`.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub bulkheads: BTreeMap<String, u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -1568,6 +1568,7 @@ impl Sim {
         let goodput = (0..3).map(|c| classes.get(c).in_time).sum();
         let pay = self.payment;
         let mut breakers = BTreeMap::new();
+        let mut bulkheads = BTreeMap::new();
         let dep_names: Vec<String> = self.deps.iter().map(|d| d.name.clone()).collect();
         let mut replicas = Vec::new();
         for (i, rep) in self.replicas.iter_mut().enumerate() {
@@ -1577,6 +1578,9 @@ impl Sim {
                         format!("order-{}/{}", i + 1, dep_names[d]),
                         state.as_str().to_string(),
                     );
+                }
+                if let Some(b) = stack.as_ref().and_then(|s| s.bulkhead.as_ref()) {
+                    bulkheads.insert(format!("order-{}/{}", i + 1, dep_names[d]), b.in_use());
                 }
             }
             let on_payment = pay.map_or(0, |p| rep.peak_on_dependency[p]);
@@ -1636,6 +1640,7 @@ impl Sim {
             payment,
             dependencies,
             breakers,
+            bulkheads,
         });
         self.boundary += 1_000;
     }

@@ -1,0 +1,988 @@
+//! Demo 14's system as a diagram: one box per component in the order a request meets
+//! them (clients, the door and its waiting room, the order replicas, the dependencies),
+//! edges between them, each box's live state at the second shown, and requests as dots
+//! moving along the edges, coloured by what became of them.
+//!
+//! The dots are a sample: an edge carries 1 + log2(n) dots for n requests a second (at
+//! most [`MAX_DOTS_PER_EDGE`]), split between outcomes in proportion, and its label gives
+//! the exact count. They move by SVG animation (`animateMotion`), which costs the page no
+//! script per frame; each dot's phase is fixed against the document's timeline, so the
+//! dots of the next second take over where the last ones were. Under
+//! `prefers-reduced-motion` the style sheet hides them and the counts remain.
+//!
+//! Layout and contents are plain functions of the topology and the run's second (tested
+//! natively); the component only draws them.
+
+use std::collections::BTreeMap;
+
+use leptos::prelude::*;
+use resilience_sim::model::boxoffice::report::{KeyRow, Second};
+use resilience_sim::model::boxoffice::topology::{QueueOrder, Topology};
+
+use crate::format::trim;
+
+/// The most thread cells drawn for one replica: a cell stands for several threads above it.
+pub const MAX_CELLS: u32 = 50;
+/// The most replicas drawn one by one.
+pub const MAX_REPLICAS_SHOWN: usize = 8;
+pub const MAX_DOTS_PER_EDGE: usize = 6;
+/// The most dots on the whole diagram (a topology of many edges shares them out).
+pub const MAX_DOTS: usize = 150;
+
+const PAD: f64 = 8.0;
+const LINE: f64 = 15.0;
+const GAP: f64 = 14.0;
+const CELL: f64 = 7.0;
+const CELLS_PER_ROW: u32 = 25;
+
+/// What a box stands for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum NodeKind {
+    Client(String),
+    Door,
+    Queue,
+    /// The replica's index in the run's rows (`order-1` is 0).
+    Replica(usize),
+    Dependency(String),
+}
+
+impl NodeKind {
+    /// The component's kind, as the page's tests and styles name it.
+    pub fn component(&self) -> &'static str {
+        match self {
+            NodeKind::Client(_) => "clients",
+            NodeKind::Door => "door",
+            NodeKind::Queue => "queue",
+            NodeKind::Replica(_) => "replicas",
+            NodeKind::Dependency(_) => "dependency",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub kind: NodeKind,
+    pub x: f64,
+    pub y: f64,
+    pub w: f64,
+    pub h: f64,
+}
+
+impl Node {
+    fn right(&self) -> (f64, f64) {
+        (self.x + self.w, self.y + self.h / 2.0)
+    }
+    fn left(&self) -> (f64, f64) {
+        (self.x, self.y + self.h / 2.0)
+    }
+}
+
+/// A connection requests travel along, from node `from` to node `to`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Edge {
+    pub from: usize,
+    pub to: usize,
+    /// The SVG path.
+    pub d: String,
+    /// Where its count is written.
+    pub label_at: (f64, f64),
+}
+
+/// Where everything is drawn, for one topology.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Layout {
+    pub width: f64,
+    pub height: f64,
+    pub nodes: Vec<Node>,
+    pub edges: Vec<Edge>,
+    /// Threads a cell stands for, and cells per replica.
+    pub per_cell: u32,
+    pub cells: u32,
+}
+
+/// The dependencies a replica calls (any endpoint's `calls`), in name order.
+fn called(t: &Topology) -> Vec<String> {
+    let mut names: Vec<String> = t
+        .replicas
+        .endpoints
+        .values()
+        .flat_map(|e| e.calls.iter().cloned())
+        .filter(|d| t.dependencies.contains_key(d))
+        .collect();
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// Lines of text a box holds (its height follows).
+fn lines_of(kind: &NodeKind, t: &Topology) -> usize {
+    match kind {
+        NodeKind::Client(_) => 4,
+        NodeKind::Door => 4 + usize::from(t.door.token_bucket.is_some()),
+        NodeKind::Queue => 4,
+        NodeKind::Replica(_) => {
+            4 + t
+                .replicas
+                .stacks
+                .values()
+                .map(|s| {
+                    usize::from(s.circuit_breaker.is_some()) + usize::from(s.bulkhead.is_some())
+                })
+                .sum::<usize>()
+        }
+        NodeKind::Dependency(_) => 6,
+    }
+}
+
+fn column(kinds: Vec<NodeKind>, x: f64, w: f64, t: &Topology, extra: f64) -> Vec<Node> {
+    let mut y = 0.0;
+    kinds
+        .into_iter()
+        .map(|kind| {
+            let cells = if matches!(kind, NodeKind::Replica(_)) {
+                extra
+            } else {
+                0.0
+            };
+            let h = 2.0 * PAD + LINE * lines_of(&kind, t) as f64 + cells;
+            let node = Node { kind, x, y, w, h };
+            y += h + GAP;
+            node
+        })
+        .collect()
+}
+
+/// Centres a column in `height`.
+fn centre(nodes: &mut [Node], height: f64) {
+    let Some(last) = nodes.last() else {
+        return;
+    };
+    let used = last.y + last.h;
+    let shift = ((height - used) / 2.0).max(0.0);
+    for n in nodes {
+        n.y += shift;
+    }
+}
+
+fn curve(from: (f64, f64), to: (f64, f64)) -> String {
+    let dx = ((to.0 - from.0) / 2.0).max(10.0);
+    format!(
+        "M{} {} C{} {} {} {} {} {}",
+        trim(from.0),
+        trim(from.1),
+        trim(from.0 + dx),
+        trim(from.1),
+        trim(to.0 - dx),
+        trim(to.1),
+        trim(to.0),
+        trim(to.1)
+    )
+}
+
+/// The diagram of `t` with `replicas` replicas (the most the run had).
+pub fn layout(t: &Topology, replicas: usize) -> Layout {
+    let per_cell = t.replicas.threads.div_ceil(MAX_CELLS).max(1);
+    let cells = t.replicas.threads.div_ceil(per_cell);
+    let cell_rows = cells.div_ceil(CELLS_PER_ROW);
+    let cells_h = f64::from(cell_rows) * CELL + 4.0;
+    let (cw, dw, rw, pw, gap) = (140.0, 135.0, 200.0, 155.0, 34.0);
+    let x_door = cw + gap;
+    let x_rep = x_door + dw + gap;
+    let x_dep = x_rep + rw + gap;
+    let deps = called(t);
+    let mut clients = column(
+        t.clients.keys().cloned().map(NodeKind::Client).collect(),
+        0.0,
+        cw,
+        t,
+        0.0,
+    );
+    let mut front = vec![NodeKind::Door];
+    if t.waiting_room.is_some() {
+        front.push(NodeKind::Queue);
+    }
+    let mut front = column(front, x_door, dw, t, 0.0);
+    let shown = replicas.clamp(1, MAX_REPLICAS_SHOWN);
+    let mut reps = column(
+        (0..shown).map(NodeKind::Replica).collect(),
+        x_rep,
+        rw,
+        t,
+        cells_h,
+    );
+    let mut dependencies = column(
+        t.dependencies
+            .keys()
+            .cloned()
+            .map(NodeKind::Dependency)
+            .collect(),
+        x_dep,
+        pw,
+        t,
+        0.0,
+    );
+    let height = [&clients, &front, &reps, &dependencies]
+        .iter()
+        .filter_map(|c| c.last().map(|n| n.y + n.h))
+        .fold(0.0, f64::max);
+    for c in [&mut clients, &mut front, &mut reps, &mut dependencies] {
+        centre(c, height);
+    }
+    let mut nodes = Vec::new();
+    nodes.extend(clients);
+    nodes.extend(front);
+    nodes.extend(reps);
+    nodes.extend(dependencies);
+    let index = |kind: &NodeKind| nodes.iter().position(|n| &n.kind == kind);
+    let mut edges = Vec::new();
+    let mut connect = |from: usize, to: usize, nodes: &[Node]| {
+        let (a, b) = (&nodes[from], &nodes[to]);
+        let (p, q) = if a.kind == NodeKind::Door && b.kind == NodeKind::Queue {
+            ((a.x + a.w / 2.0, a.y + a.h), (b.x + b.w / 2.0, b.y))
+        } else {
+            (a.right(), b.left())
+        };
+        // A client's count by the client; the others half way, where edges from one
+        // box part.
+        let label_at = if matches!(a.kind, NodeKind::Client(_)) {
+            (p.0 + 6.0, p.1 - 5.0)
+        } else if p.0 == q.0 {
+            (p.0 + 6.0, (p.1 + q.1) / 2.0 + 4.0)
+        } else {
+            ((p.0 + q.0) / 2.0 - 12.0, (p.1 + q.1) / 2.0 - 5.0)
+        };
+        edges.push(Edge {
+            from,
+            to,
+            d: if p.0 == q.0 {
+                format!("M{} {} L{} {}", trim(p.0), trim(p.1), trim(q.0), trim(q.1))
+            } else {
+                curve(p, q)
+            },
+            label_at,
+        });
+    };
+    let door = index(&NodeKind::Door).unwrap_or(0);
+    for (i, n) in nodes.iter().enumerate() {
+        if matches!(n.kind, NodeKind::Client(_)) {
+            connect(i, door, &nodes);
+        }
+    }
+    let entry = match index(&NodeKind::Queue) {
+        Some(queue) => {
+            connect(door, queue, &nodes);
+            queue
+        }
+        None => door,
+    };
+    for r in 0..shown {
+        let Some(rep) = index(&NodeKind::Replica(r)) else {
+            continue;
+        };
+        connect(entry, rep, &nodes);
+        for d in &deps {
+            if let Some(dep) = index(&NodeKind::Dependency(d.clone())) {
+                connect(rep, dep, &nodes);
+            }
+        }
+    }
+    Layout {
+        width: x_dep + pw + 2.0,
+        height: height.max(60.0),
+        nodes,
+        edges,
+        per_cell,
+        cells,
+    }
+}
+
+// ---- what each box says at a second --------------------------------------------------------
+
+fn probe_mark(result: Option<bool>) -> &'static str {
+    match result {
+        Some(true) => "✓",
+        Some(false) => "✗",
+        None => "–",
+    }
+}
+
+fn client_lines(name: &str, t: &Topology, row: Option<&KeyRow>) -> Vec<String> {
+    let class = t.clients.get(name).map_or("", |c| c.class.name());
+    let empty = KeyRow::default();
+    let r = row.unwrap_or(&empty);
+    // Attempts (retries included) are the edge's count.
+    vec![
+        name.to_string(),
+        format!("{class}: {} new", r.offered),
+        format!("{} in time, {} late", r.in_time, r.late + r.fallback),
+        format!("{} failed, {} refused", r.failed, r.rate_limited + r.shed),
+    ]
+}
+
+/// The title and lines of `kind`'s box at second `s`.
+pub fn node_lines(kind: &NodeKind, t: &Topology, s: &Second) -> Vec<String> {
+    match kind {
+        NodeKind::Client(name) => client_lines(name, t, s.clients.get(name)),
+        NodeKind::Door => {
+            let mut lines = vec!["The door".to_string()];
+            if let Some(tb) = &t.door.token_bucket {
+                lines.push(format!(
+                    "{}/s a key, burst {}",
+                    trim(tb.rate_per_second),
+                    tb.burst
+                ));
+            }
+            lines.push(match s.door.limit {
+                Some(limit) if t.door.adaptive.is_some() => format!("limit {limit} (adaptive)"),
+                Some(limit) => format!("limit {limit}"),
+                None => "no limit".to_string(),
+            });
+            lines.push(format!("{} in flight", s.door.in_flight));
+            lines.push(format!(
+                "{} × 429, {} × 503",
+                s.door.rate_limited, s.door.shed
+            ));
+            lines
+        }
+        NodeKind::Queue => {
+            let (capacity, order) = t.waiting_room.as_ref().map_or((0, "FIFO"), |r| {
+                (
+                    r.capacity,
+                    match r.order {
+                        QueueOrder::Fifo => "FIFO",
+                        QueueOrder::Lifo => "LIFO",
+                    },
+                )
+            });
+            vec![
+                format!("Waiting room ({order})"),
+                format!("{} of {capacity} waiting", s.queue.length),
+                format!("oldest {} s", trim(s.queue.oldest_ms as f64 / 1000.0)),
+                format!("{} stale dropped", s.queue.dropped_stale),
+            ]
+        }
+        NodeKind::Replica(i) => {
+            let Some(r) = s.replicas.get(*i) else {
+                return vec![format!("order-{} (not started)", i + 1)];
+            };
+            let mut lines = vec![
+                format!(
+                    "{} {}{}",
+                    r.name,
+                    r.state.replace('_', " "),
+                    if r.restarts > 0 {
+                        format!(", restarted {}×", r.restarts)
+                    } else {
+                        String::new()
+                    }
+                ),
+                format!("{} of {} threads busy", r.threads_busy, t.replicas.threads),
+                format!(
+                    "{} on payment, {} queued",
+                    r.threads_on_payment, r.accept_queue
+                ),
+                format!(
+                    "probes: start {} live {} ready {}",
+                    probe_mark(r.probes.startup),
+                    probe_mark(r.probes.liveness),
+                    probe_mark(r.probes.readiness)
+                ),
+            ];
+            for (dep, stack) in &t.replicas.stacks {
+                let key = format!("{}/{dep}", r.name);
+                if stack.circuit_breaker.is_some() {
+                    let state = s.breakers.get(&key).map_or("–", String::as_str);
+                    lines.push(format!("{dep} breaker {state}"));
+                }
+                if let Some(b) = &stack.bulkhead {
+                    let used = s.bulkheads.get(&key).copied().unwrap_or(0);
+                    lines.push(format!(
+                        "{dep} bulkhead {used} of {}",
+                        b.max_concurrent_calls
+                    ));
+                }
+            }
+            lines
+        }
+        NodeKind::Dependency(name) => {
+            let workers = t.dependencies.get(name).map_or(0, |d| d.workers);
+            let Some(d) = s.dependencies.get(name) else {
+                return vec![name.clone()];
+            };
+            let mut lines = vec![
+                format!("{name} ({})", d.state),
+                format!("{} of {workers} workers", d.in_flight),
+                format!("{} calls, {} queued", d.offered, d.queue),
+                format!("{} answered", d.served),
+                format!("{} wasted, {} refused", d.wasted, d.refused),
+            ];
+            if d.charges + d.declines > 0 {
+                lines.push(format!(
+                    "{} charged, {} twice",
+                    d.charges, d.duplicate_charges
+                ));
+            }
+            lines
+        }
+    }
+}
+
+/// The state a box's border shows (`data-state`).
+pub fn node_state(kind: &NodeKind, s: &Second) -> String {
+    match kind {
+        NodeKind::Replica(i) => s
+            .replicas
+            .get(*i)
+            .map_or("absent".to_string(), |r| r.state.clone()),
+        NodeKind::Dependency(name) => s
+            .dependencies
+            .get(name)
+            .map_or(String::new(), |d| d.state.clone()),
+        _ => String::new(),
+    }
+}
+
+/// How many of a replica's cells are waiting on payment, and how many are busy in all, at
+/// second `s`.
+fn cell_bounds(layout: &Layout, t: &Topology, s: &Second, replica: usize) -> (u32, u32) {
+    let threads = t.replicas.threads;
+    let (on_payment, busy) = s.replicas.get(replica).map_or((0, 0), |r| {
+        (
+            r.threads_on_payment.min(threads),
+            r.threads_busy.min(threads),
+        )
+    });
+    (
+        on_payment.div_ceil(layout.per_cell),
+        busy.max(on_payment).div_ceil(layout.per_cell),
+    )
+}
+
+fn cell_class((pay_cells, busy_cells): (u32, u32), cell: u32) -> &'static str {
+    if cell < pay_cells {
+        "cell-payment"
+    } else if cell < busy_cells {
+        "cell-local"
+    } else {
+        "cell-free"
+    }
+}
+
+/// A replica's cells at second `s`: waiting on payment first, then local work, then free.
+pub fn cell_classes(
+    layout: &Layout,
+    t: &Topology,
+    s: &Second,
+    replica: usize,
+) -> Vec<&'static str> {
+    let bounds = cell_bounds(layout, t, s, replica);
+    (0..layout.cells).map(|c| cell_class(bounds, c)).collect()
+}
+
+// ---- requests on the edges -----------------------------------------------------------------
+
+/// What became of the requests a dot stands for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    InTime,
+    Late,
+    Failed,
+    Refused,
+}
+
+impl Outcome {
+    pub fn class(self) -> &'static str {
+        match self {
+            Outcome::InTime => "box-dot dot-ok",
+            Outcome::Late => "box-dot dot-late",
+            Outcome::Failed => "box-dot dot-failed",
+            Outcome::Refused => "box-dot dot-refused",
+        }
+    }
+}
+
+/// The requests on one edge in one second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Flow {
+    pub edge: usize,
+    pub count: u64,
+    pub dots: Vec<Outcome>,
+}
+
+/// Dots for `count` requests: 1 + log2(count), at most [`MAX_DOTS_PER_EDGE`].
+pub fn dots_for(count: u64) -> usize {
+    if count == 0 {
+        0
+    } else {
+        (1 + count.ilog2() as usize).min(MAX_DOTS_PER_EDGE)
+    }
+}
+
+/// `n` dots shared between outcomes in proportion to `weights` (largest remainder), in an
+/// interleaved order so that every outcome shows along the edge.
+fn share(n: usize, weights: [(Outcome, u64); 4]) -> Vec<Outcome> {
+    let total: u64 = weights.iter().map(|(_, w)| w).sum();
+    if n == 0 || total == 0 {
+        return vec![Outcome::InTime; n];
+    }
+    let mut counts: Vec<(Outcome, usize, u64)> = weights
+        .iter()
+        .map(|&(o, w)| {
+            let exact = w * n as u64;
+            (o, (exact / total) as usize, exact % total)
+        })
+        .collect();
+    let mut left = n - counts.iter().map(|c| c.1).sum::<usize>();
+    let mut order: Vec<usize> = (0..counts.len()).collect();
+    order.sort_by(|&a, &b| counts[b].2.cmp(&counts[a].2));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        if counts[i].2 > 0 {
+            counts[i].1 += 1;
+            left -= 1;
+        }
+    }
+    let mut out = Vec::with_capacity(n);
+    while out.len() < n {
+        let before = out.len();
+        for c in counts.iter_mut() {
+            if c.1 > 0 {
+                out.push(c.0);
+                c.1 -= 1;
+            }
+        }
+        if out.len() == before {
+            break;
+        }
+    }
+    out
+}
+
+/// The flow on every edge of `layout` at second `s`. Requests are split evenly across
+/// replicas (the balancer's round robin), and a dependency's calls across the replicas
+/// that call it.
+pub fn flows(layout: &Layout, s: &Second) -> Vec<Flow> {
+    let classes = [
+        &s.classes.critical,
+        &s.classes.important,
+        &s.classes.sheddable,
+    ];
+    let sum = |f: fn(&resilience_sim::model::boxoffice::report::ClassRow) -> u64| -> u64 {
+        classes.iter().map(|c| f(c)).sum()
+    };
+    let admitted = sum(|c| c.admitted);
+    let served = [
+        (Outcome::InTime, sum(|c| c.in_time)),
+        (Outcome::Late, sum(|c| c.late + c.fallback)),
+        (Outcome::Failed, sum(|c| c.failed)),
+        (Outcome::Refused, 0),
+    ];
+    let replicas = layout
+        .nodes
+        .iter()
+        .filter(|n| matches!(n.kind, NodeKind::Replica(_)))
+        .count()
+        .max(1) as u64;
+    let ready = s.replicas.iter().filter(|r| r.ready).count().max(1) as u64;
+    let mut out: Vec<Flow> = layout
+        .edges
+        .iter()
+        .enumerate()
+        .map(|(i, e)| {
+            let (from, to) = (&layout.nodes[e.from].kind, &layout.nodes[e.to].kind);
+            let (count, weights) = match (from, to) {
+                (NodeKind::Client(name), _) => {
+                    let r = s.clients.get(name).cloned().unwrap_or_default();
+                    (
+                        r.attempts,
+                        [
+                            (Outcome::InTime, r.in_time),
+                            (Outcome::Late, r.late + r.fallback),
+                            (Outcome::Failed, r.failed),
+                            (Outcome::Refused, r.rate_limited + r.shed),
+                        ],
+                    )
+                }
+                (NodeKind::Door, NodeKind::Queue) => (admitted, served),
+                // The balancer sends only to ready replicas.
+                (_, NodeKind::Replica(r)) if s.replicas.get(*r).is_some_and(|r| r.ready) => {
+                    (admitted.div_ceil(ready), served)
+                }
+                (_, NodeKind::Replica(_)) => (0, served),
+                (NodeKind::Replica(_), NodeKind::Dependency(name)) => {
+                    let d = s.dependencies.get(name).cloned().unwrap_or_default();
+                    (
+                        d.offered.div_ceil(replicas),
+                        [
+                            (Outcome::InTime, d.served),
+                            (Outcome::Late, d.wasted),
+                            (Outcome::Failed, d.refused),
+                            (Outcome::Refused, 0),
+                        ],
+                    )
+                }
+                _ => (0, served),
+            };
+            Flow {
+                edge: i,
+                count,
+                dots: share(dots_for(count), weights),
+            }
+        })
+        .collect();
+    // Many edges share the page's dots out.
+    let total: usize = out.iter().map(|f| f.dots.len()).sum();
+    if total > MAX_DOTS {
+        for f in &mut out {
+            let keep = (f.dots.len() * MAX_DOTS / total).max(usize::from(!f.dots.is_empty()));
+            f.dots.truncate(keep);
+        }
+    }
+    out
+}
+
+// ---- the component ---------------------------------------------------------------------------
+
+/// How long a dot takes along an edge.
+const DOT_SECONDS: f64 = 1.6;
+
+fn text_lines(lines: Vec<String>, x: f64, y: f64) -> impl IntoView {
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            let class = if i == 0 { "box-title" } else { "" };
+            view! {
+                <text x=trim(x + PAD) y=trim(y + PAD + LINE * (i as f64 + 0.8)) class=class>{line}</text>
+            }
+        })
+        .collect_view()
+}
+
+/// The system drawn for `topology` at the second `second` of the run.
+#[component]
+pub fn SystemDiagram(
+    topology: Memo<Option<Topology>>,
+    layout: Memo<Option<Layout>>,
+    second: Memo<Option<Second>>,
+    /// A box clicked: the component it stands for.
+    on_pick: Callback<NodeKind>,
+) -> impl IntoView {
+    let draw = move || {
+        layout.get().map(|l| {
+            let nodes = l
+                .nodes
+                .iter()
+                .map(|node| {
+                    let Node { kind, x, y, w, h } = node.clone();
+                    let state_kind = kind.clone();
+                    let lines_kind = kind.clone();
+                    let label = node_lines_label(&kind);
+                    let picked = kind.clone();
+                    let cells = if let NodeKind::Replica(r) = kind {
+                        let cells_y = y + PAD + LINE * 2.0 + 2.0;
+                        let shape = l.clone();
+                        (0..l.cells)
+                            .map(|c| {
+                                let shape = shape.clone();
+                                let class = move || {
+                                    topology.with(|t| {
+                                        second.with(|s| match (t, s) {
+                                            (Some(t), Some(s)) => {
+                                                cell_class(cell_bounds(&shape, t, s, r), c)
+                                            }
+                                            _ => "cell-free",
+                                        })
+                                    })
+                                };
+                                view! {
+                                    <rect class=class width="5.5" height="5.5"
+                                        x=trim(x + PAD + f64::from(c % CELLS_PER_ROW) * CELL)
+                                        y=trim(cells_y + f64::from(c / CELLS_PER_ROW) * CELL) />
+                                }
+                            })
+                            .collect_view()
+                            .into_any()
+                    } else {
+                        ().into_any()
+                    };
+                    // A replica's probes and breakers go under its cells.
+                    let shift = if matches!(kind, NodeKind::Replica(_)) {
+                        f64::from(l.cells.div_ceil(CELLS_PER_ROW)) * CELL + 4.0
+                    } else {
+                        0.0
+                    };
+                    let lines = move || {
+                        topology.with(|t| {
+                            second.with(|s| match (t, s) {
+                                (Some(t), Some(s)) => {
+                                    let mut lines = node_lines(&lines_kind, t, s);
+                                    if shift > 0.0 && lines.len() > 2 {
+                                        let rest = lines.split_off(2);
+                                        view! {
+                                            {text_lines(lines, x, y)}
+                                            {text_lines_from(rest, x, y + shift, 2)}
+                                        }
+                                        .into_any()
+                                    } else {
+                                        text_lines(lines, x, y).into_any()
+                                    }
+                                }
+                                _ => ().into_any(),
+                            })
+                        })
+                    };
+                    let state = move || second.with(|s| s.as_ref().map(|s| node_state(&state_kind, s)));
+                    view! {
+                        <g class="box-node" data-component=kind.component() data-state=state
+                            role="group" aria-label=label
+                            on:click=move |_| on_pick.run(picked.clone())>
+                            <rect class="box-frame" x=trim(x) y=trim(y) width=trim(w) height=trim(h) rx="8" />
+                            {lines}
+                            {cells}
+                        </g>
+                    }
+                })
+                .collect_view();
+            let edges = l
+                .edges
+                .iter()
+                .map(|e| view! { <path class="box-edge" d=e.d.clone() /> })
+                .collect_view();
+            let shape = l.clone();
+            let counts = move || {
+                second.with(|s| {
+                    s.as_ref().map(|s| {
+                        flows(&shape, s)
+                            .into_iter()
+                            .filter(|f| f.count > 0)
+                            .map(|f| {
+                                let (x, y) = shape.edges[f.edge].label_at;
+                                view! { <text class="box-count" x=trim(x) y=trim(y)>{format!("{}/s", f.count)}</text> }
+                            })
+                            .collect_view()
+                    })
+                })
+            };
+            let shape = l.clone();
+            let dots = move || {
+                second.with(|s| {
+                    s.as_ref().map(|s| {
+                        flows(&shape, s)
+                            .into_iter()
+                            .flat_map(|f| {
+                                let n = f.dots.len();
+                                let d = shape.edges[f.edge].d.clone();
+                                f.dots.into_iter().enumerate().map(move |(i, outcome)| {
+                                    let begin = format!("-{}s", trim(DOT_SECONDS * i as f64 / n as f64));
+                                    view! {
+                                        <circle class=outcome.class() r="4">
+                                            <animateMotion dur=format!("{DOT_SECONDS}s") begin=begin
+                                                repeatCount="indefinite" path=d.clone() />
+                                        </circle>
+                                    }
+                                })
+                            })
+                            .collect_view()
+                    })
+                })
+            };
+            view! {
+                <svg class="box-diagram" data-testid="box-system" viewBox=format!("-2 -2 {} {}", trim(l.width + 4.0), trim(l.height + 4.0))
+                    role="group" aria-labelledby="box-system-heading">
+                    <g class="box-edges" aria-hidden="true">{edges}</g>
+                    <g class="box-dots" aria-hidden="true">{dots}</g>
+                    {nodes}
+                    <g class="box-counts" aria-hidden="true">{counts}</g>
+                </svg>
+            }
+        })
+    };
+    view! { <div class="box-diagram-scroll">{draw}</div> }
+}
+
+fn text_lines_from(lines: Vec<String>, x: f64, y: f64, first: usize) -> impl IntoView {
+    lines
+        .into_iter()
+        .enumerate()
+        .map(|(i, line)| {
+            view! {
+                <text x=trim(x + PAD) y=trim(y + PAD + LINE * ((first + i) as f64 + 0.8))>{line}</text>
+            }
+        })
+        .collect_view()
+}
+
+/// What a screen reader announces for a box.
+fn node_lines_label(kind: &NodeKind) -> String {
+    match kind {
+        NodeKind::Client(name) => format!("Clients: {name}"),
+        NodeKind::Door => "The door".to_string(),
+        NodeKind::Queue => "The waiting room".to_string(),
+        NodeKind::Replica(i) => format!("Replica order-{}", i + 1),
+        NodeKind::Dependency(name) => format!("Dependency {name}"),
+    }
+}
+
+/// Counts a test can read: requests per edge kind at a second.
+pub fn edge_totals(layout: &Layout, s: &Second) -> BTreeMap<&'static str, u64> {
+    let mut out = BTreeMap::new();
+    for f in flows(layout, s) {
+        let e = &layout.edges[f.edge];
+        *out.entry(layout.nodes[e.from].kind.component())
+            .or_insert(0) += f.count;
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use resilience_sim::scenario::boxoffice_lab::BoxOfficeLab;
+
+    fn run_of(scenario: &'static str, variant: &'static str) -> (Topology, Vec<Second>) {
+        let mut lab = BoxOfficeLab::default();
+        (lab.scenario, lab.variant, lab.seed) = (scenario, variant, 1);
+        let run = lab.sim().unwrap().finish();
+        (lab.topology().unwrap(), run.seconds)
+    }
+
+    #[test]
+    fn the_layout_follows_the_request_path() {
+        let (t, _) = run_of("rate-limiter", "no-limit");
+        let l = layout(&t, 1);
+        // 3 clients, the door, 1 replica, 2 dependencies.
+        assert_eq!(l.nodes.len(), 7);
+        // Each client to the door, the door to the replica, the replica to both.
+        assert_eq!(l.edges.len(), 3 + 1 + 2);
+        // 3,000 threads: a cell is 60 of them, 50 cells.
+        assert_eq!((l.per_cell, l.cells), (60, 50));
+        for e in &l.edges {
+            let (a, b) = (&l.nodes[e.from], &l.nodes[e.to]);
+            assert!(a.x < b.x, "{:?} before {:?}", a.kind, b.kind);
+        }
+        // No two boxes overlap.
+        for (i, a) in l.nodes.iter().enumerate() {
+            for b in &l.nodes[i + 1..] {
+                let apart =
+                    a.x + a.w <= b.x || b.x + b.w <= a.x || a.y + a.h <= b.y || b.y + b.h <= a.y;
+                assert!(apart, "{:?} and {:?}", a.kind, b.kind);
+            }
+        }
+    }
+
+    #[test]
+    fn a_waiting_room_sits_under_the_door_and_feeds_the_replicas() {
+        let (t, _) = run_of("flash-sale", "waiting-room");
+        let l = layout(&t, 4);
+        let door = l
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Door)
+            .unwrap();
+        let queue = l
+            .nodes
+            .iter()
+            .position(|n| n.kind == NodeKind::Queue)
+            .unwrap();
+        assert!(l.nodes[queue].y > l.nodes[door].y);
+        assert!(l.edges.iter().any(|e| e.from == door && e.to == queue));
+        let into_replicas = l
+            .edges
+            .iter()
+            .filter(|e| matches!(l.nodes[e.to].kind, NodeKind::Replica(_)))
+            .collect::<Vec<_>>();
+        assert_eq!(into_replicas.len(), 4);
+        assert!(into_replicas.iter().all(|e| e.from == queue));
+    }
+
+    #[test]
+    fn the_boxes_say_the_cascading_failures_second() {
+        let (t, seconds) = run_of("cascading-failure", "bulkhead");
+        let s = &seconds[30];
+        let replica = node_lines(&NodeKind::Replica(0), &t, s);
+        // The spec: the bulkhead holds payment's threads at 50 of the replica's 200.
+        assert_eq!(
+            replica[1],
+            format!("{} of 200 threads busy", s.replicas[0].threads_busy)
+        );
+        assert!(replica[2].starts_with("50 on payment"), "{replica:?}");
+        assert!(
+            replica.contains(&"payment bulkhead 50 of 50".to_string()),
+            "{replica:?}"
+        );
+        let l = layout(&t, 1);
+        let cells = cell_classes(&l, &t, s, 0);
+        // 200 threads: 50 cells of 4; 50 on payment fill 13 cells.
+        assert_eq!(cells.len(), 50);
+        assert_eq!(cells.iter().filter(|c| **c == "cell-payment").count(), 13);
+        let dep = node_lines(&NodeKind::Dependency("payment".into()), &t, s);
+        assert!(dep[0].starts_with("payment (slow"), "{dep:?}");
+    }
+
+    #[test]
+    fn the_door_counts_its_refusals() {
+        let (t, seconds) = run_of("rate-limiter", "token-bucket");
+        let s = seconds.iter().find(|s| s.door.rate_limited > 0).unwrap();
+        let door = node_lines(&NodeKind::Door, &t, s);
+        assert!(door[1].starts_with("10/s a key, burst"), "{door:?}");
+        assert!(door
+            .last()
+            .unwrap()
+            .starts_with(&format!("{} × 429", s.door.rate_limited)));
+    }
+
+    #[test]
+    fn dots_grow_with_the_log_of_the_flow_and_follow_the_outcomes() {
+        assert_eq!(dots_for(0), 0);
+        assert_eq!(dots_for(1), 1);
+        assert_eq!(dots_for(3), 2);
+        assert_eq!(dots_for(16), 5);
+        assert_eq!(dots_for(1_000_000), MAX_DOTS_PER_EDGE);
+        let dots = share(
+            6,
+            [
+                (Outcome::InTime, 50),
+                (Outcome::Late, 0),
+                (Outcome::Failed, 0),
+                (Outcome::Refused, 50),
+            ],
+        );
+        assert_eq!(dots.len(), 6);
+        assert_eq!(dots.iter().filter(|o| **o == Outcome::Refused).count(), 3);
+        // Interleaved, not in blocks.
+        assert_ne!(dots[0], dots[1]);
+        // A rare outcome still gets a dot when the remainder goes its way.
+        let rare = share(
+            2,
+            [
+                (Outcome::InTime, 99),
+                (Outcome::Late, 0),
+                (Outcome::Failed, 1),
+                (Outcome::Refused, 0),
+            ],
+        );
+        assert_eq!(rare, vec![Outcome::InTime, Outcome::InTime]);
+    }
+
+    #[test]
+    fn the_flash_sales_edges_carry_the_door_s_refusals() {
+        let (t, seconds) = run_of("flash-sale", "priority-shedding");
+        let l = layout(&t, seconds.iter().map(|s| s.replicas.len()).max().unwrap());
+        let peak = seconds.iter().max_by_key(|s| s.door.shed).unwrap();
+        assert!(peak.door.shed > 0);
+        let f = flows(&l, peak);
+        let refused = f
+            .iter()
+            .flat_map(|f| f.dots.iter())
+            .filter(|o| **o == Outcome::Refused)
+            .count();
+        assert!(refused > 0, "the 503s show as grey dots");
+        assert!(f.iter().map(|f| f.dots.len()).sum::<usize>() <= MAX_DOTS);
+        let totals = edge_totals(&l, peak);
+        let attempts: u64 = peak.clients.values().map(|c| c.attempts).sum();
+        assert_eq!(totals["clients"], attempts);
+    }
+}
