@@ -564,8 +564,10 @@ fn compare_all(state: LabState<BoxOfficeLab>, runs: Stepped, view: BoxOfficeView
                 view.comparing.set(false);
                 return Step::Done;
             };
+            // The scenario's own system: edits are a patch on one variant.
             let one = BoxOfficeLab {
                 variant,
+                edits: None,
                 ..lab.clone()
             };
             sim = one.sim().ok().map(|s| (next, s));
@@ -938,6 +940,7 @@ mod tests {
             scenario,
             variant,
             seed: 1,
+            edits: None,
         };
         let run = lab.sim().unwrap().finish();
         (lab, run)

@@ -34,7 +34,15 @@ pub fn config_from_link<L: LabModel>(query: &str) -> (L, Vec<String>) {
     let controls = || L::controls().iter().map(|c| c.name);
     let pairs: Vec<(String, String)> = query_pairs(query)
         .filter(|(name, _)| !PAGE_PARAMETERS.contains(&name.as_str()))
-        .filter(|(name, _)| !is_foreign(name, PAGE_PARAMETERS.into_iter().chain(controls())))
+        .filter(|(name, _)| {
+            !is_foreign(
+                name,
+                PAGE_PARAMETERS
+                    .into_iter()
+                    .chain(controls())
+                    .chain(L::EXTRA_PARAMETERS.iter().copied()),
+            )
+        })
         .collect();
     let (config, problems) =
         LabSession::<L>::read_pairs(pairs.iter().map(|(n, v)| (n.as_str(), v.as_str())));

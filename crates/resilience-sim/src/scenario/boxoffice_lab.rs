@@ -8,7 +8,11 @@
 
 use super::lab_session::{choice, number, Control, ControlKind, ControlValue, LabModel, Section};
 use crate::error::ConfigError;
+use crate::error::{excerpt, without_bom};
+use crate::model::boxoffice::edit::{self, diff, patched, Edit};
+use crate::model::boxoffice::topology::merge_patch;
 use crate::model::boxoffice::{self, scenarios, BoxOfficeRun, Sim, Topology};
+use serde_json::Value;
 
 /// A scenario of the playground: its file's name, a label, its variants (name, label),
 /// the variant the page opens on, and the spec's lesson in a sentence.
@@ -124,12 +128,27 @@ const VARIANT_OPTIONS: [(&str, &str); 21] = [
     ("no-startup-probe", "Scaling out without a startup probe"),
 ];
 
-/// Demo 14's settings: which scenario, which variant, which seed.
+/// The longest `edits` a link carries (characters of compact JSON); a longer system goes
+/// by file.
+pub const MAX_LINK_EDITS: usize = 2_000;
+/// The largest scenario file the page imports.
+pub const MAX_IMPORT_BYTES: usize = 64 * 1024;
+
+/// The learner's changes to the scenario's system: a JSON merge patch on the scenario's
+/// document with its variant (see [`crate::model::boxoffice::edit`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edits(pub serde_json::Value);
+
+/// Demo 14's settings: which scenario, which variant, which seed, and the learner's
+/// changes to its system.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct BoxOfficeLab {
     pub scenario: &'static str,
     pub variant: &'static str,
     pub seed: u64,
+    /// Changes on top of the scenario and variant; cleared when either changes (they are
+    /// a patch on that system).
+    pub edits: Option<Edits>,
 }
 
 impl Default for BoxOfficeLab {
@@ -138,6 +157,7 @@ impl Default for BoxOfficeLab {
             scenario: SCENARIOS[0].name,
             variant: SCENARIOS[0].variants[0].0,
             seed: boxoffice::DEFAULT_SEED,
+            edits: None,
         }
     }
 }
@@ -147,12 +167,137 @@ impl BoxOfficeLab {
         scenario(self.scenario).unwrap_or(&SCENARIOS[0])
     }
 
-    /// The scenario's topology with the variant applied.
+    /// The scenario's topology with the variant applied, and the edits.
     pub fn topology(&self) -> Result<Topology, ConfigError> {
-        self.validate()?;
+        if self.edits.is_none() {
+            // Like an edited system, without the file's other variants.
+            let mut base = self.base()?;
+            base.variants.clear();
+            return Ok(base);
+        }
+        Topology::from_value(self.document()?).map_err(|e| {
+            ConfigError::new("edits", format!("make a system the engine refuses: {e}"))
+        })
+    }
+
+    /// The scenario's topology with the variant applied, without the edits.
+    pub fn base(&self) -> Result<Topology, ConfigError> {
+        self.validate_choice()?;
         let text = scenarios::file(self.scenario)
             .ok_or_else(|| ConfigError::new("scenario", "is not a shipped scenario"))?;
         scenarios::load(text, Some(self.variant), &[])
+    }
+
+    /// The scenario's document as written, with its variant merged in and without its
+    /// variants: what the edits patch.
+    pub fn base_document(&self) -> Result<Value, ConfigError> {
+        self.validate_choice()?;
+        let text = scenarios::file(self.scenario)
+            .ok_or_else(|| ConfigError::new("scenario", "is not a shipped scenario"))?;
+        let mut doc: Value = serde_json::from_str(without_bom(text))
+            .map_err(|e| ConfigError::new("scenario", e.to_string()))?;
+        if let Some(patch) = doc
+            .get("variants")
+            .and_then(|v| v.get(self.variant))
+            .cloned()
+        {
+            merge_patch(&mut doc, &patch);
+        }
+        if let Some(o) = doc.as_object_mut() {
+            o.remove("variants");
+        }
+        Ok(doc)
+    }
+
+    /// The system's document: the base with the edits.
+    pub fn document(&self) -> Result<Value, ConfigError> {
+        let base = self.base_document()?;
+        Ok(match &self.edits {
+            Some(Edits(patch)) => patched(&base, patch),
+            None => base,
+        })
+    }
+
+    /// This lab with `doc` as its system's document (kept as its difference from the base).
+    fn with_document(&self, doc: &Value) -> Result<Self, ConfigError> {
+        let patch = diff(&self.base_document()?, doc);
+        let edits = (patch.as_object().is_some_and(|o| !o.is_empty())).then_some(Edits(patch));
+        Ok(Self {
+            edits,
+            ..self.clone()
+        })
+    }
+
+    /// This lab with `edit` made to its system; refused with the reason, the lab unchanged.
+    pub fn with_edit(&self, edit: &Edit) -> Result<Self, ConfigError> {
+        let mut doc = self.document()?;
+        edit::apply(&mut doc, edit)?;
+        self.with_document(&doc)
+    }
+
+    /// This lab running a learner's scenario file (the CLI's `--file` format, at most
+    /// [`MAX_IMPORT_BYTES`]), kept as its difference from the current scenario and variant.
+    pub fn with_file(&self, text: &str) -> Result<Self, ConfigError> {
+        if text.len() > MAX_IMPORT_BYTES {
+            return Err(ConfigError::new(
+                "file",
+                format!(
+                    "is {} KB; a scenario file is at most {} KB",
+                    text.len() / 1024,
+                    MAX_IMPORT_BYTES / 1024
+                ),
+            ));
+        }
+        let text = without_bom(text);
+        // Read and checked as the CLI's `--file` reads it.
+        Topology::from_json(text, None)?;
+        let mut doc: Value =
+            serde_json::from_str(text).map_err(|e| ConfigError::new("file", e.to_string()))?;
+        if let Some(o) = doc.as_object_mut() {
+            o.remove("variants");
+        }
+        self.with_document(&doc)
+    }
+
+    /// The system as a scenario file (pretty JSON) that `resilience-sim lab boxoffice
+    /// --file F --seed N` runs to the same result.
+    pub fn file_text(&self) -> Result<String, ConfigError> {
+        serde_json::to_string_pretty(&self.document()?)
+            .map_err(|e| ConfigError::new("file", e.to_string()))
+    }
+
+    pub fn is_edited(&self) -> bool {
+        self.edits.is_some()
+    }
+
+    /// The edits as a link writes them (compact JSON), if any.
+    pub fn edits_text(&self) -> Option<String> {
+        self.edits.as_ref().map(|Edits(v)| v.to_string())
+    }
+
+    /// Whether the edits (if any) are short enough for a link.
+    pub fn edits_fit_in_link(&self) -> bool {
+        self.edits_text()
+            .is_none_or(|t| t.chars().count() <= MAX_LINK_EDITS)
+    }
+
+    fn validate_choice(&self) -> Result<(), ConfigError> {
+        let info = scenario(self.scenario)
+            .ok_or_else(|| ConfigError::new("scenario", "is not a shipped scenario"))?;
+        if info.variants.iter().any(|(name, _)| *name == self.variant) {
+            Ok(())
+        } else {
+            let names: Vec<&str> = info.variants.iter().map(|(n, _)| *n).collect();
+            Err(ConfigError::new(
+                "variant",
+                format!(
+                    "{} has no variant “{}”: use {}",
+                    info.label,
+                    self.variant,
+                    names.join(", ")
+                ),
+            ))
+        }
     }
 
     /// A run to make in slices ([`Sim::advance_to`]), as the page does.
@@ -183,6 +328,9 @@ const CONTROLS: [Control<C>; 3] = [
             let Some(info) = scenario(choice(v)) else {
                 return;
             };
+            if l.scenario != info.name {
+                l.edits = None;
+            }
             l.scenario = info.name;
             // A variant of another scenario gives way to this one's first.
             if !info.variants.iter().any(|(name, _)| *name == l.variant) {
@@ -199,7 +347,12 @@ const CONTROLS: [Control<C>; 3] = [
         },
         section: Section::Page,
         get: |l| ControlValue::Choice(l.variant),
-        set: |l, v| l.variant = choice(v),
+        set: |l, v| {
+            if l.variant != choice(v) {
+                l.edits = None;
+            }
+            l.variant = choice(v);
+        },
     },
     Control {
         name: "seed",
@@ -224,22 +377,51 @@ impl LabModel for BoxOfficeLab {
     }
 
     fn validate(&self) -> Result<(), ConfigError> {
-        let info = scenario(self.scenario)
-            .ok_or_else(|| ConfigError::new("scenario", "is not a shipped scenario"))?;
-        if info.variants.iter().any(|(name, _)| *name == self.variant) {
-            Ok(())
-        } else {
-            let names: Vec<&str> = info.variants.iter().map(|(n, _)| *n).collect();
-            Err(ConfigError::new(
-                "variant",
-                format!(
-                    "{} has no variant “{}”: use {}",
-                    info.label,
-                    self.variant,
-                    names.join(", ")
-                ),
-            ))
+        self.validate_choice()?;
+        if self.edits.is_some() {
+            self.topology()?;
         }
+        Ok(())
+    }
+
+    const EXTRA_PARAMETERS: &'static [&'static str] = &["edits"];
+
+    fn extra_pairs(&self) -> Vec<(&'static str, String)> {
+        match self.edits_text() {
+            Some(text) if self.edits_fit_in_link() => vec![("edits", text)],
+            _ => Vec::new(),
+        }
+    }
+
+    fn set_extra(&mut self, name: &str, text: &str) -> Result<(), ConfigError> {
+        if name != "edits" {
+            return Err(ConfigError::new(
+                excerpt(name),
+                "is not a parameter of this lab",
+            ));
+        }
+        if text.chars().count() > MAX_LINK_EDITS {
+            return Err(ConfigError::new(
+                "edits",
+                format!("are longer than a link carries ({MAX_LINK_EDITS} characters): open the scenario file instead"),
+            ));
+        }
+        let patch: serde_json::Value = serde_json::from_str(text).map_err(|_| {
+            ConfigError::new(
+                "edits",
+                format!("are not a JSON object (got “{}”)", excerpt(text)),
+            )
+        })?;
+        if !patch.is_object() {
+            return Err(ConfigError::new("edits", "must be a JSON object"));
+        }
+        let next = Self {
+            edits: Some(Edits(patch)),
+            ..self.clone()
+        };
+        next.topology()?;
+        *self = next;
+        Ok(())
     }
 
     fn run(&self) -> Result<Self::Run, ConfigError> {
@@ -307,6 +489,7 @@ mod tests {
             scenario: "cascading-failure",
             variant: "bulkhead",
             seed: 3,
+            edits: None,
         };
         let page = lab.run().unwrap();
         let text = scenarios::file("cascading-failure").unwrap();

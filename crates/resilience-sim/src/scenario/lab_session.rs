@@ -37,6 +37,17 @@ pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
     fn legacy_pairs(_name: &str, _value: &str) -> Option<&'static [(&'static str, &'static str)]> {
         None
     }
+    /// Link parameters that are not controls: a value too rich for one (Demo 14's edits
+    /// to its system). Read after the controls, since they build on them.
+    const EXTRA_PARAMETERS: &'static [&'static str] = &[];
+    /// The extra parameters this config puts in a link.
+    fn extra_pairs(&self) -> Vec<(&'static str, String)> {
+        Vec::new()
+    }
+    /// Reads an extra parameter; refused, the config is left as it was.
+    fn set_extra(&mut self, name: &str, _text: &str) -> Result<(), ConfigError> {
+        Err(ConfigError::new(name, "is not a parameter of this lab"))
+    }
 }
 
 /// What kind of value a control holds, and how the page shows it.
@@ -386,7 +397,12 @@ impl<L: LabModel> LabSession<L> {
     ) -> (L, Vec<ConfigError>) {
         let mut problems = Vec::new();
         let mut read = Vec::new();
+        let mut extras = Vec::new();
         let mut take = |name: &str, text: &str| {
+            if let Some(extra) = L::EXTRA_PARAMETERS.iter().find(|e| **e == name) {
+                extras.push((*extra, text.to_string()));
+                return;
+            }
             let control = Self::control(name).ok_or_else(|| unknown::<L>(name));
             match control.and_then(|c| Ok((c, c.parse(text)?))) {
                 Ok(pair) => read.push(pair),
@@ -403,16 +419,23 @@ impl<L: LabModel> LabSession<L> {
         for (control, value) in &read {
             (control.set)(&mut together, *value);
         }
-        if together.validate().is_ok() {
-            return (together, problems);
-        }
-        let mut config = L::default();
-        for (control, value) in read {
-            let mut next = config.clone();
-            (control.set)(&mut next, value);
-            match next.validate() {
-                Ok(()) => config = next,
-                Err(e) => problems.push(e),
+        let mut config = if together.validate().is_ok() {
+            together
+        } else {
+            let mut config = L::default();
+            for (control, value) in read {
+                let mut next = config.clone();
+                (control.set)(&mut next, value);
+                match next.validate() {
+                    Ok(()) => config = next,
+                    Err(e) => problems.push(e),
+                }
+            }
+            config
+        };
+        for (name, text) in extras {
+            if let Err(e) = config.set_extra(name, &text) {
+                problems.push(e);
             }
         }
         (config, problems)
@@ -497,11 +520,25 @@ impl<L: LabModel> LabSession<L> {
     /// carries. [`Self::from_pairs`] reads them back as this session.
     pub fn to_pairs(&self) -> Vec<(&'static str, String)> {
         let defaults = L::default();
-        L::controls()
+        let mut pairs: Vec<(&'static str, String)> = L::controls()
             .iter()
             .filter(|c| (c.get)(&self.config) != (c.get)(&defaults))
             .map(|c| (c.name, c.text(&self.config)))
-            .collect()
+            .collect();
+        pairs.extend(self.config.extra_pairs());
+        pairs
+    }
+
+    /// Replaces the whole config (a change no single control makes: Demo 14's edits),
+    /// without running the model, like [`Self::set_deferred`].
+    pub fn replace_deferred(&mut self, config: L) -> Result<(), ConfigError> {
+        if config == self.config {
+            return Ok(());
+        }
+        config.validate()?;
+        self.config = config;
+        self.pending = true;
+        Ok(())
     }
 
     fn replace(&mut self, config: L) -> Result<(), ConfigError> {

@@ -47,6 +47,7 @@ pub mod balancer;
 pub mod clients;
 pub mod dependency;
 pub mod door;
+pub mod edit;
 pub mod kernel;
 pub mod probes;
 pub mod replica;
