@@ -102,3 +102,66 @@ test('Demo 14: with reduced motion the dots give way to the counts', async () =>
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+// Waits until the diagram draws `n` replicas (a run after a change is made in slices).
+// Polled by time, not by animation frame: a page the browser does not show draws no frames.
+const replicas = (page, n) => page.waitForFunction(
+  (n) => document.querySelectorAll('[data-testid=box-system] [data-component=replicas]').length === n, n, { timeout: 30000, polling: 100 });
+
+test('Demo 14: the learner changes the system by keyboard and by mouse; the link and the file carry it', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14');
+  await ran(page);
+  const system = page.getByTestId('box-system');
+  // By keyboard: a bulkhead around payment (Resilience4j's default, 25 permits).
+  const bulkhead = page.locator('#box-layer-0-bulkhead');
+  await bulkhead.focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => location.search.includes('edits='));
+  await system.filter({ hasText: /payment bulkhead 25 of 25/ }).waitFor({ timeout: 30000 });
+  assert.match(await page.getByTestId('box-edit-summary').textContent(), /Your own system/);
+  // The list was drawn again; the focus is back on the checkbox, now checked.
+  await page.waitForFunction(() => document.activeElement?.id === 'box-layer-0-bulkhead');
+  assert.equal(await bulkhead.isChecked(), true);
+  // A number: two replicas.
+  await page.locator('input[data-path="replicas.count"]').fill('2');
+  await page.locator('input[data-path="replicas.count"]').dispatchEvent('change');
+  await replicas(page, 2);
+  // A value the engine refuses is said, and the system stays as it was.
+  await page.locator('input[data-path="replicas.count"]').fill('500');
+  await page.locator('input[data-path="replicas.count"]').dispatchEvent('change');
+  await page.getByTestId('box-edit-note').filter({ hasText: /between 1 and 64/ }).waitFor();
+  assert.equal(await system.locator('[data-component=replicas]').count(), 2);
+  // By mouse: a box of the diagram brings its entry.
+  await system.locator('[data-component=dependency]').click();
+  await page.waitForFunction(() => document.activeElement?.id === 'box-edit-dependency-0');
+  // The address follows the system (written when the page is idle).
+  await page.waitForFunction(() => decodeURIComponent(location.search).includes('"count":2'), null, { polling: 100 });
+  const link = await page.evaluate(() => location.search);
+  // The file: what the CLI runs.
+  const href = await page.getByTestId('box-download').getAttribute('href');
+  const file = decodeURIComponent(href.slice(href.indexOf(',') + 1));
+  assert.equal(JSON.parse(file).replicas.count, 2);
+  assert.match(await page.getByTestId('box-command').textContent(), /--file cascading-failure-mine\.json --seed 1$/);
+  // Import it into another scenario: the same system runs there.
+  await page.getByTestId('lab-control-scenario').selectOption('retry-storm');
+  await page.getByTestId('box-edit-summary').filter({ hasText: /scenario's own system/ }).waitFor();
+  await replicas(page, 1);
+  await page.getByTestId('box-import').setInputFiles({ name: 'mine.json', mimeType: 'application/json', buffer: Buffer.from(file) });
+  await replicas(page, 2);
+  await system.filter({ hasText: /payment bulkhead \d+ of 25/ }).waitFor({ timeout: 30000 });
+  // A broken file is refused on one line; the system stays.
+  await page.getByTestId('box-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"version": 2') });
+  await page.getByTestId('box-edit-note').filter({ hasText: /^Not imported: / }).waitFor();
+  assert.equal(await system.locator('[data-component=replicas]').count(), 2);
+  await page.getByTestId('box-back-to-scenario').click();
+  await replicas(page, 1);
+  await screenshot(page, 'demo-14-edit');
+  assert.deepEqual(problems, []);
+  await page.close();
+  // The link opens the same system (a page of its own: a background page's timers are slowed).
+  const again = await openPage(browser, { width: 1280, height: 800 }, link);
+  await replicas(again.page, 2);
+  assert.equal(await again.page.locator('#box-layer-0-bulkhead').isChecked(), true);
+  assert.deepEqual(again.problems, []);
+  await again.page.close();
+});

@@ -12,13 +12,16 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
+use resilience_sim::model::boxoffice::edit::Edit;
 use resilience_sim::model::boxoffice::report::Second;
 use resilience_sim::model::boxoffice::{scenarios, BoxOfficeRun, Sim};
-use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, ScenarioInfo};
+use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, ScenarioInfo, MAX_IMPORT_BYTES};
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{ControlValue, LabSession};
+use wasm_bindgen::JsCast;
 
 use super::boxoffice_diagram::{self as diagram, NodeKind, SystemDiagram};
+use super::boxoffice_edit::{entry_id, show_entry, SystemEditor};
 use super::lab_frame::{deferred_lab_state, tools, LabFrame};
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::trim;
@@ -455,8 +458,10 @@ pub struct BoxOfficeView {
     progress: RwSignal<Option<(u32, u32)>>,
     compare: RwSignal<Vec<CompareRow>>,
     comparing: RwSignal<bool>,
-    /// The component picked in the diagram.
-    picked: RwSignal<Option<NodeKind>>,
+    /// Why the last edit or import was refused.
+    edit_note: RwSignal<Option<String>>,
+    /// The id of the field that had the focus when an edit redrew the list.
+    refocus: StoredValue<Option<String>>,
 }
 
 impl BoxOfficeView {
@@ -470,7 +475,8 @@ impl BoxOfficeView {
             progress: RwSignal::new(None),
             compare: RwSignal::new(Vec::new()),
             comparing: RwSignal::new(false),
-            picked: RwSignal::new(None),
+            edit_note: RwSignal::new(None),
+            refocus: StoredValue::new(None),
         }
     }
 
@@ -593,9 +599,95 @@ fn compare_all(state: LabState<BoxOfficeLab>, runs: Stepped, view: BoxOfficeView
     });
 }
 
+/// The scenario's file as shipped (every variant in it), or the learner's system as a
+/// file of its own.
 fn file_href(lab: &BoxOfficeLab) -> String {
-    let text = scenarios::file(lab.scenario).unwrap_or_default();
-    format!("data:application/json;charset=utf-8,{}", encode(text))
+    let text = if lab.is_edited() {
+        lab.file_text().unwrap_or_default()
+    } else {
+        scenarios::file(lab.scenario)
+            .unwrap_or_default()
+            .to_string()
+    };
+    format!("data:application/json;charset=utf-8,{}", encode(&text))
+}
+
+fn file_name(lab: &BoxOfficeLab) -> String {
+    if lab.is_edited() {
+        format!("{}-mine.json", lab.scenario)
+    } else {
+        format!("{}.json", lab.scenario)
+    }
+}
+
+/// The command that runs the same run.
+fn cli_command(lab: &BoxOfficeLab) -> String {
+    if lab.is_edited() {
+        format!(
+            "resilience-sim lab boxoffice --file {} --seed {}",
+            file_name(lab),
+            lab.seed
+        )
+    } else {
+        format!(
+            "resilience-sim lab boxoffice --file {} --variant {} --seed {}",
+            file_name(lab),
+            lab.variant,
+            lab.seed
+        )
+    }
+}
+
+/// Puts `lab` (an edited or imported system) in the session and runs it in slices.
+fn install(state: LabState<BoxOfficeLab>, runs: Stepped, view: BoxOfficeView, lab: BoxOfficeLab) {
+    let mut result = Ok(());
+    state.session.update(|s| result = s.replace_deferred(lab));
+    match result {
+        Ok(()) => {
+            view.edit_note.set(None);
+            view.restart();
+            run_in_slices(state, runs, view);
+        }
+        Err(e) => view.edit_note.set(Some(message::<BoxOfficeLab>(&e))),
+    }
+}
+
+/// Reads a scenario file the learner picked, at most the import's size.
+fn import_file(
+    file: web_sys::File,
+    state: LabState<BoxOfficeLab>,
+    runs: Stepped,
+    view: BoxOfficeView,
+) {
+    if file.size() > MAX_IMPORT_BYTES as f64 {
+        view.edit_note.set(Some(format!(
+            "The file is {} KB; a scenario file is at most {} KB.",
+            (file.size() / 1024.0).round(),
+            MAX_IMPORT_BYTES / 1024
+        )));
+        return;
+    }
+    leptos::task::spawn_local(async move {
+        let text = wasm_bindgen_futures::JsFuture::from(file.text())
+            .await
+            .ok()
+            .and_then(|v| v.as_string());
+        let Some(text) = text else {
+            view.edit_note
+                .set(Some("The file could not be read as text.".to_string()));
+            return;
+        };
+        let next = state
+            .session
+            .with_untracked(|s| s.config().with_file(&text));
+        match next {
+            Ok(lab) => install(state, runs, view, lab),
+            Err(e) => view.edit_note.set(Some(format!(
+                "Not imported: {}",
+                message::<BoxOfficeLab>(&e)
+            ))),
+        }
+    });
 }
 
 #[component]
@@ -660,7 +752,11 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     let most_replicas = move || {
         session.with(|s| {
             s.run().as_ref().map_or(1, |r| {
-                r.seconds.iter().map(|s| s.replicas.len()).max().unwrap_or(1)
+                r.seconds
+                    .iter()
+                    .map(|s| s.replicas.len())
+                    .max()
+                    .unwrap_or(1)
             })
         })
     };
@@ -670,17 +766,84 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     });
     let second = Memo::new(move |_| {
         let t = shown();
-        session.with(|s| s.run().as_ref().ok().and_then(|r| r.seconds.get(t as usize).cloned()))
+        session.with(|s| {
+            s.run()
+                .as_ref()
+                .ok()
+                .and_then(|r| r.seconds.get(t as usize).cloned())
+        })
     });
     let second_text = live(move || {
         let total = seconds();
         second.with(|s| {
             s.as_ref().map_or(String::new(), |s| {
-                format!("Second {} of {total}: {} users answered in time", s.t_s, s.goodput)
+                format!(
+                    "Second {} of {total}: {} users answered in time",
+                    s.t_s, s.goodput
+                )
             })
         })
     });
-    let pick = Callback::new(move |kind: NodeKind| view.picked.set(Some(kind)));
+    // A box clicked: its entry in the list view.
+    let pick = Callback::new(move |kind: NodeKind| {
+        if let Some(id) = topology.with_untracked(|t| t.as_ref().map(|t| entry_id(t, &kind))) {
+            show_entry(&id);
+        }
+    });
+    let on_edit = Callback::new(move |edit: Edit| {
+        let next = session.with_untracked(|s| s.config().with_edit(&edit));
+        match next {
+            Ok(lab) => {
+                let focused = document().active_element().map(|e| e.id());
+                view.refocus.set_value(focused.filter(|id| !id.is_empty()));
+                install(state, runs, view, lab);
+            }
+            Err(e) => view.edit_note.set(Some(message::<BoxOfficeLab>(&e))),
+        }
+    });
+    // The list is drawn again after an edit: the focus goes back to the field it was on.
+    Effect::new(move |_| {
+        topology.track();
+        if let Some(id) = view.refocus.try_update_value(Option::take).flatten() {
+            request_animation_frame(move || {
+                if let Some(e) = document()
+                    .get_element_by_id(&id)
+                    .and_then(|e| e.dyn_into::<web_sys::HtmlElement>().ok())
+                {
+                    let _ = e.focus();
+                }
+            });
+        }
+    });
+    let on_file = move |ev: leptos::ev::Event| {
+        let file = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .and_then(|i| i.files())
+            .and_then(|f| f.get(0));
+        if let Some(file) = file {
+            import_file(file, state, runs, view);
+        }
+    };
+    let back_to_scenario = move |_| {
+        let lab = session.with_untracked(|s| BoxOfficeLab {
+            edits: None,
+            ..s.config().clone()
+        });
+        install(state, runs, view, lab);
+    };
+    let edited = move || lab.with(BoxOfficeLab::is_edited);
+    let edit_summary = move || {
+        lab.with(|l| {
+            if !l.is_edited() {
+                "You are looking at the scenario's own system. Change anything below: the run is made again at once, and the link follows.".to_string()
+            } else if l.edits_fit_in_link() {
+                "Your own system: its changes are in the link (share it), and its file can be downloaded below.".to_string()
+            } else {
+                "Your own system: too many changes for a link, so the link opens the scenario's system. Download its file to keep or share it.".to_string()
+            }
+        })
+    };
     let classes = Signal::from(Memo::new(move |_| {
         session.with(|s| {
             s.run()
@@ -731,7 +894,10 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                 (
                     "verdict wrong",
                     "Not this time.",
-                    format!("The run says: “{}”. ", question(s.config().info()).options[right]),
+                    format!(
+                        "The run says: “{}”. ",
+                        question(s.config().info()).options[right]
+                    ),
                 )
             };
             Some(view! { <p class=class><b>{head}</b>" "{said}{evidence}</p> })
@@ -812,7 +978,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
         }
     };
     let href = move || lab.with(file_href);
-    let file_name = move || lab.with(|l| format!("{}.json", l.scenario));
+    let download_name = move || lab.with(file_name);
 
     view! {
         <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
@@ -895,7 +1061,9 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                 title="What users got, per second (all classes)." />
             <section class="panel box-compare" aria-labelledby="box-compare-heading">
                 <h2 id="box-compare-heading">"Every protection, same seed"</h2>
-                <p>"Runs each protection of this scenario on the same seed and puts them side by side: users in time per class and goodput from the start of the incident to the end of the run, and what the system did."</p>
+                <p>"Runs each protection of this scenario on the same seed and puts them side by side: users in time per class and goodput from the start of the incident to the end of the run, and what the system did."
+                    {move || edited().then_some(" Your changes to the system are set aside here: each protection runs on the scenario's own system.")}
+                </p>
                 <button type="button" data-testid="box-compare"
                     disabled=move || view.comparing.get()
                     on:click=click(move |_| compare_all(state, comparisons, view))>
@@ -918,13 +1086,30 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                         <tbody>{compare_rows}</tbody>
                     </table>
                 </div>
-                <p>
-                    <a class="button secondary" data-testid="box-download" href=href download=file_name>
-                        "Download this scenario's file"
+            </section>
+            <section class="panel box-edit" aria-labelledby="box-edit-heading">
+                <h2 id="box-edit-heading">"Change the system"</h2>
+                <p data-testid="box-edit-summary">{edit_summary}</p>
+                <p class="error" role="alert" data-testid="box-edit-note" hidden=move || view.edit_note.with(Option::is_none)>
+                    {move || view.edit_note.get()}
+                </p>
+                <SystemEditor topology=topology on_edit=on_edit problem=view.edit_note />
+                <div class="box-files">
+                    <button type="button" class="secondary" data-testid="box-back-to-scenario" hidden=move || !edited()
+                        on:click=back_to_scenario>
+                        "Back to the scenario's system"
+                    </button>
+                    <a class="button secondary" data-testid="box-download" href=href download=download_name>
+                        {move || if edited() { "Download your system's file" } else { "Download this scenario's file" }}
                     </a>
-                    " The engine's scenario format (docs/boxoffice.md): "
-                    <code>{move || lab.with(|l| format!("resilience-sim lab boxoffice --file {}.json --variant {} --seed {}", l.scenario, l.variant, l.seed))}</code>
-                    " runs the same run."
+                    <label class="box-import">"Open a scenario file "
+                        <input type="file" accept=".json,application/json" data-testid="box-import" on:change=on_file />
+                    </label>
+                </div>
+                <p class="muted">
+                    "The engine's scenario format (docs/boxoffice.md): "
+                    <code data-testid="box-command">{move || lab.with(cli_command)}</code>
+                    " runs the same run. Every stack exports as Resilience4j configuration with “Show as Resilience4j config” below."
                 </p>
             </section>
         </LabFrame>

@@ -416,7 +416,9 @@ pub fn node_lines(kind: &NodeKind, t: &Topology, s: &Second) -> Vec<String> {
                 format!("{} answered", d.served),
                 format!("{} wasted, {} refused", d.wasted, d.refused),
             ];
-            if d.charges + d.declines > 0 {
+            // Charges are payment's (the report's `payment`); another dependency's answers
+            // are not charges.
+            if name == "payment" && d.charges + d.declines > 0 {
                 lines.push(format!(
                     "{} charged, {} twice",
                     d.charges, d.duplicate_charges

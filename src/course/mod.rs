@@ -3,6 +3,7 @@
 pub mod amplification;
 pub mod boxoffice;
 pub mod boxoffice_diagram;
+pub mod boxoffice_edit;
 pub mod brownout;
 pub mod checkout;
 pub mod jitter;

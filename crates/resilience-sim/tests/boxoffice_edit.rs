@@ -73,7 +73,10 @@ fn the_patch_turns_the_base_into_the_target() {
     let a = serde_json::json!({"a": 1, "b": {"c": 2, "d": [1, 2]}, "e": "x"});
     let b = serde_json::json!({"a": 1, "b": {"c": 3, "d": [1]}, "f": true});
     let patch = diff(&a, &b);
-    assert_eq!(patch, serde_json::json!({"b": {"c": 3, "d": [1]}, "e": null, "f": true}));
+    assert_eq!(
+        patch,
+        serde_json::json!({"b": {"c": 3, "d": [1]}, "e": null, "f": true})
+    );
     assert_eq!(patched(&a, &patch), b);
     assert_eq!(diff(&a, &a), serde_json::json!({}));
 }
@@ -194,7 +197,10 @@ fn removing_a_dependency_removes_every_reference_to_it() {
     assert!(t.replicas.endpoints.values().all(|e| e.calls.is_empty()));
     assert!(t.timeline.iter().all(|e| e.dependency.is_none()));
     let liveness = t.replicas.probes.liveness.unwrap();
-    assert_eq!((liveness.check, liveness.dependency), (ProbeCheck::Resources, None));
+    assert_eq!(
+        (liveness.check, liveness.dependency),
+        (ProbeCheck::Resources, None)
+    );
 }
 
 #[test]
@@ -254,10 +260,8 @@ fn a_broken_or_long_edits_parameter_is_one_problem_and_no_edits() {
         r#"{"nonsense":1}"#,
         long.as_str(),
     ] {
-        let (read, problems) = LabSession::<BoxOfficeLab>::read_pairs([
-            ("scenario", "flash-sale"),
-            ("edits", bad),
-        ]);
+        let (read, problems) =
+            LabSession::<BoxOfficeLab>::read_pairs([("scenario", "flash-sale"), ("edits", bad)]);
         assert_eq!(problems.len(), 1, "{bad}: {problems:?}");
         assert!(problems[0].to_string().len() < 400, "{}", problems[0]);
         assert_eq!(read.edits, None);

@@ -14,7 +14,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::topology::{merge_patch, Topology, MAX_QUEUE, MAX_REPLICAS, MAX_THREADS};
+use super::topology::{merge_patch, StackSpec, Topology, MAX_QUEUE, MAX_REPLICAS, MAX_THREADS};
 use crate::ConfigError;
 
 /// The most clients or dependencies an edited system has.
@@ -82,6 +82,23 @@ impl Layer {
             Layer::Fallback => json!("seats held, payment pending"),
             Layer::IdempotencyKeys => json!(true),
             _ => json!({}),
+        }
+    }
+
+    /// Whether `stack` has the layer.
+    pub fn is_in(self, stack: Option<&StackSpec>) -> bool {
+        let Some(s) = stack else {
+            return false;
+        };
+        match self {
+            Layer::Retry => s.retry.is_some(),
+            Layer::CircuitBreaker => s.circuit_breaker.is_some(),
+            Layer::RateLimiter => s.rate_limiter.is_some(),
+            Layer::TimeLimiter => s.time_limiter.is_some(),
+            Layer::Bulkhead => s.bulkhead.is_some(),
+            Layer::ReadTimeout => s.read_timeout_ms.is_some(),
+            Layer::Fallback => s.fallback.is_some(),
+            Layer::IdempotencyKeys => s.idempotency_keys,
         }
     }
 
