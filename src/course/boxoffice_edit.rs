@@ -55,7 +55,7 @@ fn number_field(
 ) -> impl IntoView {
     let id = field_id("box-set-", &s.path);
     let path = s.path.clone();
-    let label = s.label;
+    let label = s.label.clone();
     let change = move |ev: leptos::ev::Event| {
         let text = event_target_value(&ev);
         match text.trim().parse::<f64>() {
@@ -71,7 +71,7 @@ fn number_field(
     };
     view! {
         <label class="box-field">
-            <span>{s.label}</span>
+            <span>{if s.unit.is_empty() { s.label.clone() } else { format!("{} ({})", s.label, s.unit) }}</span>
             <input type="number" id=id data-path=s.path.clone() min=trim(s.min) max=trim(s.max) step=trim(s.step)
                 value=trim(s.value) on:change=change />
         </label>
@@ -102,10 +102,8 @@ pub fn SystemEditor(
             let fields = move |group: &str| {
                 groups
                     .iter()
-                    .find(|(g, _)| g == group)
-                    .map(|(_, s)| s.clone())
-                    .unwrap_or_default()
-                    .into_iter()
+                    .filter(|s| s.component == group)
+                    .cloned()
                     .map(|s| number_field(s, on_edit, problem))
                     .collect_view()
             };

@@ -2,7 +2,12 @@
 //! the scenario with its variant, carried by a link when short, and run the same as the
 //! scenario file they make.
 
-use resilience_sim::model::boxoffice::edit::{diff, patched, DoorFeature, Edit, Layer};
+mod common;
+
+use proptest::prelude::*;
+use resilience_sim::model::boxoffice::edit::{
+    diff, patched, settings, DoorFeature, Edit, Layer, MAX_COMPONENTS,
+};
 use resilience_sim::model::boxoffice::{self, scenarios, topology::ProbeCheck, Topology};
 use resilience_sim::resilience4j::PolicyConfig;
 use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, Edits, SCENARIOS};
@@ -63,7 +68,11 @@ fn edits_of(t: &Topology) -> Vec<Edit> {
 fn every_shipped_system_reads_back_as_it_writes() {
     for l in every_variant() {
         let t = l.topology().unwrap();
-        let again = Topology::from_value(serde_json::to_value(&t).unwrap()).unwrap();
+        let value = serde_json::to_value(&t).unwrap();
+        // No `null` anywhere: a merge patch cannot set one, so an option left out is
+        // written left out.
+        assert!(!value.to_string().contains("null"), "{value}");
+        let again = Topology::from_value(value).unwrap();
         assert_eq!(again, t, "{} {}", l.scenario, l.variant);
     }
 }
@@ -86,8 +95,9 @@ fn every_edit_of_every_system_is_kept_exactly_or_refused_with_a_reason() {
     for l in every_variant() {
         let t = l.topology().unwrap();
         for edit in edits_of(&t) {
-            match t.apply(&edit) {
-                Ok(changed) => {
+            let mut changed = t.clone();
+            match changed.apply(&edit) {
+                Ok(()) => {
                     let edited = l.with_edit(&edit).unwrap();
                     let mut expected = changed.clone();
                     expected.variants.clear();
@@ -102,6 +112,7 @@ fn every_edit_of_every_system_is_kept_exactly_or_refused_with_a_reason() {
                 }
                 Err(e) => {
                     assert!(!e.to_string().is_empty());
+                    assert_eq!(changed, t, "a refused edit changes nothing: {edit:?}");
                     assert!(l.with_edit(&edit).is_err(), "{edit:?}");
                 }
             }
@@ -346,4 +357,286 @@ fn the_resilience4j_export_follows_an_added_breaker() {
         .unwrap();
     assert!(has_breaker(&with));
     assert!(matches!(with.edits, Some(Edits(_))));
+}
+
+/// Sets `path` in the system's document to `value` and reads it back as the CLI would.
+fn read_with(t: &Topology, path: &str, value: f64) -> Result<Topology, String> {
+    let mut doc = serde_json::to_value(t).unwrap();
+    let number = if value.fract() == 0.0 {
+        serde_json::json!(value as i64)
+    } else {
+        serde_json::json!(value)
+    };
+    scenarios::set_path(&mut doc, path, number).map_err(|e| e.to_string())?;
+    Topology::from_value(doc).map_err(|e| e.to_string())
+}
+
+#[test]
+fn every_setting_bound_is_the_validators() {
+    for l in every_variant() {
+        let t = l.topology().unwrap();
+        let listed = settings(&t);
+        assert!(listed.iter().any(|s| s.path == "replicas.count"));
+        for s in listed {
+            let at = |v: f64| read_with(&t, &s.path, v);
+            assert!(s.min <= s.value && s.value <= s.max, "{s:?}");
+            // The bounds are accepted, one step past them is refused, by the validator.
+            for v in [s.min, s.max] {
+                assert!(at(v).is_ok(), "{} {}: {v} {:?}", l.scenario, s.path, at(v));
+                let mut edited = t.clone();
+                edited
+                    .apply(&Edit::Set {
+                        path: s.path.clone(),
+                        value: v,
+                    })
+                    .unwrap_or_else(|e| panic!("{} {v}: {e}", s.path));
+            }
+            for v in [s.min - s.step, s.max + s.step] {
+                assert!(at(v).is_err(), "{} {}: {v} accepted", l.scenario, s.path);
+                let mut edited = t.clone();
+                let e = edited.apply(&Edit::Set {
+                    path: s.path.clone(),
+                    value: v,
+                });
+                assert!(e.is_err() && edited == t, "{} {v}", s.path);
+            }
+        }
+    }
+}
+
+#[test]
+fn the_settings_follow_the_layers_switched_on() {
+    let l = lab("cascading-failure", "unprotected");
+    let paths = |l: &BoxOfficeLab| -> Vec<String> {
+        settings(&l.topology().unwrap())
+            .into_iter()
+            .filter(|s| s.component == "dependencies.payment")
+            .map(|s| s.path)
+            .collect()
+    };
+    assert!(!paths(&l).iter().any(|p| p.contains("circuitBreaker")));
+    let with = l
+        .with_edit(&Edit::Layer {
+            dependency: "payment".into(),
+            layer: Layer::CircuitBreaker,
+            on: true,
+        })
+        .unwrap();
+    let listed = settings(&with.topology().unwrap());
+    let threshold = listed
+        .iter()
+        .find(|s| s.path == "replicas.stacks.payment.circuitBreaker.failureRateThreshold")
+        .unwrap();
+    // Resilience4j's default, a percentage.
+    assert_eq!((threshold.value, threshold.unit), (50.0, "%"));
+    let window = listed
+        .iter()
+        .find(|s| s.path == "replicas.stacks.payment.circuitBreaker.waitDurationInOpenState")
+        .unwrap();
+    assert_eq!((window.value, window.unit), (60_000.0, "ms"));
+    // A fraction where the field is whole is refused on one line.
+    let e = l
+        .with_edit(&Edit::Set {
+            path: "replicas.count".into(),
+            value: 2.5,
+        })
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("whole number"), "{e}");
+}
+
+#[test]
+fn components_are_bounded_at_eight() {
+    let mut l = lab("retry-storm", "naive-retries");
+    let mut added = 0;
+    while let Ok(next) = l.with_edit(&Edit::AddClient) {
+        l = next;
+        added += 1;
+        assert!(added <= MAX_COMPONENTS);
+    }
+    let t = l.topology().unwrap();
+    assert_eq!(t.clients.len(), MAX_COMPONENTS);
+    assert!(t.clients.contains_key("client-2"));
+    let e = l.with_edit(&Edit::AddClient).unwrap_err().to_string();
+    assert!(e.contains("at most 8"), "{e}");
+    let mut l = lab("retry-storm", "naive-retries");
+    while let Ok(next) = l.with_edit(&Edit::AddDependency) {
+        l = next;
+    }
+    assert_eq!(l.topology().unwrap().dependencies.len(), MAX_COMPONENTS);
+}
+
+#[test]
+fn a_layer_switched_on_makes_the_stack_with_its_stated_value() {
+    // A new dependency has no stack: switching a layer on makes one.
+    let l = lab("retry-storm", "naive-retries")
+        .with_edit(&Edit::AddDependency)
+        .unwrap();
+    let dependency = "dependency-2".to_string();
+    assert!(!l
+        .topology()
+        .unwrap()
+        .replicas
+        .stacks
+        .contains_key(&dependency));
+    let with = l
+        .with_edit(&Edit::Layer {
+            dependency: dependency.clone(),
+            layer: Layer::ReadTimeout,
+            on: true,
+        })
+        .unwrap()
+        .topology()
+        .unwrap();
+    assert_eq!(
+        with.replicas.stacks[&dependency].read_timeout_ms,
+        Some(2_000)
+    );
+    let with = l
+        .with_edit(&Edit::Layer {
+            dependency: dependency.clone(),
+            layer: Layer::Retry,
+            on: true,
+        })
+        .unwrap()
+        .topology()
+        .unwrap();
+    assert_eq!(
+        with.replicas.stacks[&dependency].retry,
+        Some(resilience_sim::policy::retry::RetryConfig::default())
+    );
+}
+
+#[test]
+fn the_cli_runs_a_links_edits_and_the_downloaded_file() {
+    let l = lab("cascading-failure", "unprotected")
+        .with_edit(&Edit::Set {
+            path: "replicas.count".into(),
+            value: 2.0,
+        })
+        .unwrap()
+        .with_edit(&Edit::Layer {
+            dependency: "payment".into(),
+            layer: Layer::Bulkhead,
+            on: true,
+        })
+        .unwrap();
+    let page = serde_json::to_value(l.run().unwrap()).unwrap();
+    let edits = l.edits_text().unwrap();
+    let cli = common::json(&[
+        "lab",
+        "boxoffice",
+        "--scenario",
+        "cascading-failure",
+        "--variant",
+        "unprotected",
+        "--seed",
+        "1",
+        "--edits",
+        &edits,
+    ]);
+    assert_eq!(cli, page);
+    // The file the page downloads, run by `--file`: the same seconds and summary.
+    let dir = std::env::temp_dir().join(format!("boxoffice-edit-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("system.json");
+    std::fs::write(&path, l.file_text().unwrap()).unwrap();
+    let from_file = common::json(&[
+        "lab",
+        "boxoffice",
+        "--file",
+        path.to_str().unwrap(),
+        "--seed",
+        "1",
+    ]);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(from_file["seconds"], page["seconds"]);
+    assert_eq!(from_file["summary"], page["summary"]);
+    // Broken edits: one line, exit code 2.
+    let e = common::refused(&[
+        "lab",
+        "boxoffice",
+        "--scenario",
+        "cascading-failure",
+        "--edits",
+        "not json",
+    ]);
+    assert!(e.contains("edits"), "{e}");
+}
+
+fn any_edit(t: &Topology, pick: usize, on: bool, value: f64) -> Edit {
+    let deps: Vec<&String> = t.dependencies.keys().collect();
+    let clients: Vec<&String> = t.clients.keys().collect();
+    let endpoints: Vec<&String> = t.replicas.endpoints.keys().collect();
+    let listed = settings(t);
+    match pick % 7 {
+        0 => {
+            let s = &listed[pick / 7 % listed.len()];
+            Edit::Set {
+                path: s.path.clone(),
+                value: (s.min + value * (s.max - s.min).min(1_000.0)).round(),
+            }
+        }
+        1 if on => Edit::AddClient,
+        1 => Edit::RemoveClient(clients[pick / 7 % clients.len()].clone()),
+        2 if on || deps.is_empty() => Edit::AddDependency,
+        2 => Edit::RemoveDependency(deps[pick / 7 % deps.len()].clone()),
+        3 if !deps.is_empty() => Edit::Connect {
+            endpoint: endpoints[pick / 7 % endpoints.len()].clone(),
+            dependency: deps[pick / 11 % deps.len()].clone(),
+            on,
+        },
+        4 | 5 if !deps.is_empty() => Edit::Layer {
+            dependency: deps[pick / 7 % deps.len()].clone(),
+            layer: Layer::ALL[pick / 13 % Layer::ALL.len()],
+            on,
+        },
+        _ => Edit::Door {
+            feature: DoorFeature::ALL[pick / 7 % DoorFeature::ALL.len()],
+            on,
+        },
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(16))]
+
+    /// Any sequence of edits on any shipped system: the patch kept turns the base into the
+    /// edited document, the lab's system is the one the edits made, a refused edit
+    /// changes nothing, and the link reads the lab back.
+    #[test]
+    fn random_edits_are_kept_exactly_as_a_patch(
+        which in 0usize..21,
+        steps in proptest::collection::vec((0usize..10_000, any::<bool>(), 0.0f64..1.0), 1..6),
+    ) {
+        let mut l = every_variant().nth(which).unwrap();
+        let mut t = l.topology().unwrap();
+        for (pick, on, value) in steps {
+            let edit = any_edit(&t, pick, on, value);
+            let before = t.clone();
+            match t.apply(&edit) {
+                Ok(()) => {
+                    l = l.with_edit(&edit).unwrap();
+                    prop_assert_eq!(&l.topology().unwrap(), &t);
+                }
+                Err(_) => {
+                    prop_assert_eq!(&t, &before);
+                    prop_assert!(l.with_edit(&edit).is_err());
+                }
+            }
+            let base = l.base_document().unwrap();
+            let document = l.document().unwrap();
+            let patch = diff(&base, &document);
+            prop_assert_eq!(&patched(&base, &patch), &document);
+            prop_assert_eq!(l.edits.as_ref().map(|Edits(p)| p.clone()).unwrap_or(serde_json::json!({})), patch);
+        }
+        if l.edits_fit_in_link() {
+            let pairs = LabSession::new(l.clone()).to_pairs();
+            let (read, problems) = LabSession::<BoxOfficeLab>::read_pairs(
+                pairs.iter().map(|(n, v)| (*n, v.as_str())),
+            );
+            prop_assert!(problems.is_empty(), "{:?}", problems);
+            prop_assert_eq!(read, l);
+        }
+    }
 }

@@ -341,9 +341,11 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
     let (mut scenario, mut variant, mut seed, mut seconds, mut file) =
         (None, None, boxoffice::DEFAULT_SEED, None, None);
     let mut settings = Vec::new();
+    let mut edits = None;
     for (name, value) in pairs {
         match name.as_str() {
             "scenario" => scenario = Some(value),
+            "edits" => edits = Some(value),
             "variant" => variant = Some(value),
             "file" => file = Some(value),
             "seed" => {
@@ -402,11 +404,19 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
             ));
         }
     }
-    let topology =
-        scenarios::load(&text, variant.as_deref(), &settings).map_err(|e| match &file {
-            Some(path) => format!("{path}: {e}"),
-            None => e.to_string(),
-        })?;
+    // A page link's `edits`: a merge patch on the document with its variant.
+    let (text, load_variant) = match &edits {
+        Some(patch) => (
+            boxoffice::edit::with_edits(&text, variant.as_deref(), patch)
+                .map_err(|e| e.to_string())?,
+            None,
+        ),
+        None => (text, variant.as_deref()),
+    };
+    let topology = scenarios::load(&text, load_variant, &settings).map_err(|e| match &file {
+        Some(path) => format!("{path}: {e}"),
+        None => e.to_string(),
+    })?;
     let name = scenario.unwrap_or_else(|| topology.name.clone());
     let run = boxoffice::run(
         topology,
@@ -422,7 +432,7 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
 fn boxoffice_help() -> String {
     use resilience_sim::model::boxoffice::scenarios;
     let mut text = String::from(
-        "Controls of `lab boxoffice`:\n  --scenario NAME  A shipped scenario (below).\n  --file TOPOLOGY.json  Your own scenario file instead (same format, docs/boxoffice.md).\n  --variant NAME  One of the scenario's variants (the file as written without it).\n  --seed 1  The seed of every random stream.\n  --seconds N  The run's length (the file's by default).\n  --a.b.c VALUE  Any setting of the file by its path; the value is JSON (null turns a part off).",
+        "Controls of `lab boxoffice`:\n  --scenario NAME  A shipped scenario (below).\n  --file TOPOLOGY.json  Your own scenario file instead (same format, docs/boxoffice.md).\n  --variant NAME  One of the scenario's variants (the file as written without it).\n  --seed 1  The seed of every random stream.\n  --seconds N  The run's length (the file's by default).\n  --a.b.c VALUE  Any setting of the file by its path; the value is JSON (null turns a part off).\n  --edits JSON  A page link's edits: a JSON merge patch on the scenario with its variant.",
     );
     for name in scenarios::names() {
         let variants = scenarios::variants(scenarios::file(name).unwrap_or_default());

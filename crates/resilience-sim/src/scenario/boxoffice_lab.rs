@@ -130,7 +130,7 @@ const VARIANT_OPTIONS: [(&str, &str); 21] = [
 
 /// The longest `edits` a link carries (characters of compact JSON); a longer system goes
 /// by file.
-pub const MAX_LINK_EDITS: usize = 2_000;
+pub const MAX_LINK_EDITS: usize = edit::MAX_EDITS_CHARS;
 /// The largest scenario file the page imports.
 pub const MAX_IMPORT_BYTES: usize = 64 * 1024;
 
@@ -400,21 +400,7 @@ impl LabModel for BoxOfficeLab {
                 "is not a parameter of this lab",
             ));
         }
-        if text.chars().count() > MAX_LINK_EDITS {
-            return Err(ConfigError::new(
-                "edits",
-                format!("are longer than a link carries ({MAX_LINK_EDITS} characters): open the scenario file instead"),
-            ));
-        }
-        let patch: serde_json::Value = serde_json::from_str(text).map_err(|_| {
-            ConfigError::new(
-                "edits",
-                format!("are not a JSON object (got “{}”)", excerpt(text)),
-            )
-        })?;
-        if !patch.is_object() {
-            return Err(ConfigError::new("edits", "must be a JSON object"));
-        }
+        let patch = edit::read_edits(text)?;
         let next = Self {
             edits: Some(Edits(patch)),
             ..self.clone()

@@ -14,11 +14,16 @@
 
 use serde_json::{json, Map, Value};
 
-use super::topology::{merge_patch, StackSpec, Topology, MAX_QUEUE, MAX_REPLICAS, MAX_THREADS};
+use super::topology::{
+    merge_patch, Action, StackSpec, Topology, MAX_DURATION, MAX_EXPECTED_ARRIVALS, MAX_QUEUE,
+    MAX_REPLICAS, MAX_THREADS,
+};
 use crate::ConfigError;
 
 /// The most clients or dependencies an edited system has.
 pub const MAX_COMPONENTS: usize = 8;
+/// The highest rate of one client population the validator accepts (a second).
+const MAX_CLIENT_RPS: f64 = 50_000.0;
 
 /// A layer of a dependency's stack that an edit switches on or off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -151,246 +156,340 @@ impl DoorFeature {
     }
 }
 
-/// One change the learner makes to the system.
+/// One change the learner makes to the system (what the page's list view sends).
 #[derive(Debug, Clone, PartialEq)]
 pub enum Edit {
-    /// A number of [`settings`], by its path.
-    Set {
-        path: String,
-        value: f64,
-    },
+    /// A number of [`settings`], by its path, within that setting's `min..=max` (whole
+    /// when its `step` is 1); a path [`settings`] does not list is refused. The replica
+    /// count is `Set { path: "replicas.count", .. }`.
+    Set { path: String, value: f64 },
+    /// A new population `client-N` (the first free N from 2): `important` users calling
+    /// the first endpoint, 10 new requests a second, giving up after 2 s. At most
+    /// [`MAX_COMPONENTS`].
     AddClient,
+    /// Removes the population and its name from the timeline's demand entries; the last
+    /// one is refused (a system has users).
     RemoveClient(String),
+    /// A new dependency `dependency-N` (the first free N from 2): 50 workers, a queue of
+    /// 100, answering in 50 ms; called by nothing until connected. At most
+    /// [`MAX_COMPONENTS`].
     AddDependency,
-    /// Removes the dependency and every reference to it: calls, its stack, probes that
-    /// check it (they check the replica's own resources instead), timeline entries.
+    /// Removes the dependency and every reference to it: the endpoints' calls, its stack,
+    /// the timeline entries that change it, and probes that check it, which check the
+    /// replica's own resources instead (a probe kept is the safer reading of "this replica
+    /// is alive" than a probe gone).
     RemoveDependency(String),
-    /// Whether `endpoint` calls `dependency`.
+    /// Whether `endpoint` calls `dependency` (a call added goes last).
     Connect {
         endpoint: String,
         dependency: String,
         on: bool,
     },
+    /// Switches a layer of the dependency's stack (the stack is made if it has none). A
+    /// Resilience4j policy switched on has Resilience4j 2.x's defaults (the engine's
+    /// config types' `Default`: Retry 3 attempts 500 ms apart; CircuitBreaker opening at
+    /// 50 % failures of the last 100 calls, open 60 s; RateLimiter 50 permits per 500 ns,
+    /// waiting up to 5 s; TimeLimiter 1 s; Bulkhead 25 concurrent calls, no wait). The
+    /// read timeout is 2,000 ms, the fallback answers "seats held, payment pending",
+    /// idempotency keys are on.
     Layer {
         dependency: String,
         layer: Layer,
         on: bool,
     },
-    Door {
-        feature: DoorFeature,
-        on: bool,
-    },
+    /// Switches a feature of the door (see [`DoorFeature`] for what one switched on is).
+    Door { feature: DoorFeature, on: bool },
 }
 
-/// A number the learner can change, as the page's list view shows it.
+/// A number the learner can change, as the page's list view shows it: one number field.
+///
+/// `min` and `max` are what [`Topology::validate`] accepts for this number with the rest of
+/// the system as it is (the adaptive limits bound each other; a client's rate is bounded by
+/// the requests a run may simulate). Where the validator's bound is open (a breaker's
+/// `failureRateThreshold` is above 0), `min` is the first value of the field's `step`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Setting {
-    /// Where it sits in the scenario file (`replicas.count`).
+    /// Where it sits in the scenario file (`replicas.count`): what [`Edit::Set`] names.
     pub path: String,
-    pub label: &'static str,
+    /// The component it belongs to: `replicas`, `door`, `clients.NAME` or
+    /// `dependencies.NAME` (a dependency's stack included).
+    pub component: String,
+    pub label: String,
     pub value: f64,
     pub min: f64,
     pub max: f64,
     pub step: f64,
+    /// `ms`, `/s`, `%` or empty (a count).
+    pub unit: &'static str,
 }
 
-fn setting(path: String, label: &'static str, value: f64, min: f64, max: f64) -> Setting {
-    Setting {
-        path,
-        label,
-        value,
-        min,
-        max,
-        step: 1.0,
+struct Settings {
+    out: Vec<Setting>,
+    component: String,
+}
+
+impl Settings {
+    fn add(
+        &mut self,
+        path: String,
+        label: &str,
+        value: f64,
+        bounds: (f64, f64),
+        unit: &'static str,
+    ) {
+        self.out.push(Setting {
+            path,
+            component: self.component.clone(),
+            label: label.to_string(),
+            value,
+            min: bounds.0,
+            max: bounds.1,
+            step: 1.0,
+            unit,
+        });
+    }
+
+    fn component(&mut self, name: String) {
+        self.component = name;
     }
 }
 
-/// The numbers of a component, by group: "replicas", "door", `clients.NAME`,
-/// `dependencies.NAME` (its stack included).
-pub fn settings(t: &Topology) -> Vec<(String, Vec<Setting>)> {
+/// The numbers the page's list view shows as number fields, component by component:
+/// the replicas' count and threads; the door's features and the waiting room (those
+/// switched on); each client's rate and deadline; each dependency's workers, queue and
+/// service time, and the settings of its stack's layers (those switched on).
+pub fn settings(t: &Topology) -> Vec<Setting> {
     let q = f64::from(MAX_QUEUE);
-    let hour = 3_600_000.0;
-    let mut out = vec![(
-        "replicas".to_string(),
-        vec![
-            setting(
-                "replicas.count".into(),
-                "Replicas",
-                t.replicas.count.into(),
-                1.0,
-                MAX_REPLICAS.into(),
-            ),
-            setting(
-                "replicas.threads".into(),
-                "Threads per replica",
-                t.replicas.threads.into(),
-                1.0,
-                MAX_THREADS.into(),
-            ),
-        ],
-    )];
-    let mut door = Vec::new();
+    let threads = f64::from(MAX_THREADS);
+    let ms = MAX_DURATION as f64;
+    let mut s = Settings {
+        out: Vec::new(),
+        component: "replicas".to_string(),
+    };
+    s.add(
+        "replicas.count".into(),
+        "Replicas",
+        t.replicas.count.into(),
+        (1.0, MAX_REPLICAS.into()),
+        "",
+    );
+    s.add(
+        "replicas.threads".into(),
+        "Threads per replica",
+        t.replicas.threads.into(),
+        (1.0, threads),
+        "",
+    );
+    s.component("door".into());
     if let Some(tb) = &t.door.token_bucket {
-        door.push(setting(
+        s.add(
             "door.tokenBucket.ratePerSecond".into(),
             "Requests a second per key",
             tb.rate_per_second,
-            1.0,
-            1e6,
-        ));
-        door.push(setting(
+            (0.1, 1e6),
+            "/s",
+        );
+        if let Some(last) = s.out.last_mut() {
+            // The validator's bound is open (above 0): tenths of a request a second.
+            last.step = 0.1;
+        }
+        s.add(
             "door.tokenBucket.burst".into(),
             "Burst per key",
             tb.burst.into(),
-            1.0,
-            1e6,
-        ));
+            (1.0, 1e6),
+            "",
+        );
     }
-    if let Some(s) = &t.door.shedding {
-        door.push(setting(
+    if let Some(sh) = &t.door.shedding {
+        s.add(
             "door.shedding.limit".into(),
             "Shedding: most in flight",
-            s.limit.into(),
-            1.0,
-            q,
-        ));
+            sh.limit.into(),
+            (1.0, q),
+            "",
+        );
     }
     if let Some(a) = &t.door.adaptive {
-        door.push(setting(
+        let (lo, init, hi) = (
+            f64::from(a.min_limit),
+            f64::from(a.initial_limit),
+            f64::from(a.max_limit),
+        );
+        // minLimit <= initialLimit <= maxLimit, each within 1..MAX_QUEUE.
+        s.add(
             "door.adaptive.minLimit".into(),
             "Adaptive: lowest limit",
-            a.min_limit.into(),
-            1.0,
-            q,
-        ));
-        door.push(setting(
+            lo,
+            (1.0, init.min(hi).max(1.0)),
+            "",
+        );
+        s.add(
+            "door.adaptive.initialLimit".into(),
+            "Adaptive: first limit",
+            init,
+            (lo, hi.max(lo)),
+            "",
+        );
+        s.add(
             "door.adaptive.maxLimit".into(),
             "Adaptive: highest limit",
-            a.max_limit.into(),
-            1.0,
-            q,
-        ));
+            hi,
+            (init.max(lo).max(1.0), q),
+            "",
+        );
     }
     if let Some(w) = &t.waiting_room {
-        door.push(setting(
+        s.add(
             "waitingRoom.capacity".into(),
             "Waiting room: places",
             w.capacity.into(),
-            1.0,
-            q,
-        ));
+            (1.0, q),
+            "",
+        );
     }
-    out.push(("door".to_string(), door));
+    // A client's rate is bounded twice: 50,000 a second, and the requests a run may
+    // simulate (all rates x the timeline's highest demand x seconds), summed as the
+    // validator sums them.
+    let peak = t
+        .timeline
+        .iter()
+        .filter(|e| e.action == Action::Demand)
+        .filter_map(|e| e.factor)
+        .fold(1.0_f64, f64::max);
+    let fits = |name: &str, rps: f64| {
+        let expected: f64 = t
+            .clients
+            .iter()
+            .map(|(n, c)| if n == name { rps } else { c.rps }.max(0.0) * peak)
+            .sum();
+        expected * f64::from(t.seconds) <= MAX_EXPECTED_ARRIVALS
+    };
+    let total: f64 = t.clients.values().map(|c| c.rps.max(0.0)).sum();
     for (name, c) in &t.clients {
-        out.push((
-            format!("clients.{name}"),
-            vec![
-                setting(
-                    format!("clients.{name}.rps"),
-                    "New requests a second",
-                    c.rps,
-                    0.0,
-                    50_000.0,
-                ),
-                setting(
-                    format!("clients.{name}.deadlineMs"),
-                    "Gives up after (ms)",
-                    c.deadline_ms as f64,
-                    1.0,
-                    hour,
-                ),
-            ],
-        ));
+        s.component(format!("clients.{name}"));
+        let room = MAX_EXPECTED_ARRIVALS / f64::from(t.seconds.max(1)) / peak
+            - (total - c.rps.max(0.0));
+        // Tenths (the field's step), the highest the validator takes.
+        let mut tenths = (room * 10.0).floor().clamp(0.0, MAX_CLIENT_RPS * 10.0);
+        while tenths > 0.0 && !fits(name, tenths / 10.0) {
+            tenths -= 1.0;
+        }
+        let rps_max = (tenths / 10.0).max(c.rps.min(MAX_CLIENT_RPS));
+        s.add(
+            format!("clients.{name}.rps"),
+            "New requests a second",
+            c.rps,
+            (0.0, rps_max),
+            "/s",
+        );
+        if let Some(last) = s.out.last_mut() {
+            last.step = 0.1;
+        }
+        s.add(
+            format!("clients.{name}.deadlineMs"),
+            "Gives up after",
+            c.deadline_ms as f64,
+            (1.0, ms),
+            "ms",
+        );
     }
     for (name, d) in &t.dependencies {
-        let mut s = vec![
-            setting(
-                format!("dependencies.{name}.workers"),
-                "Workers",
-                d.workers.into(),
-                1.0,
-                MAX_THREADS.into(),
-            ),
-            setting(
-                format!("dependencies.{name}.serviceMs"),
-                "Answers in (ms)",
-                d.service_ms as f64,
-                0.0,
-                hour,
-            ),
-        ];
-        if let Some(stack) = t.replicas.stacks.get(name) {
-            let p = |x: &str| format!("replicas.stacks.{name}.{x}");
-            if let Some(ms) = stack.read_timeout_ms {
-                s.push(setting(
-                    p("readTimeoutMs"),
-                    "Read timeout (ms)",
-                    ms as f64,
-                    1.0,
-                    hour,
-                ));
-            }
-            if let Some(r) = &stack.retry {
-                s.push(setting(
-                    p("retry.maxAttempts"),
-                    "Retry: maxAttempts",
-                    r.max_attempts.into(),
-                    1.0,
-                    10.0,
-                ));
-                s.push(setting(
+        s.component(format!("dependencies.{name}"));
+        let p = |x: &str| format!("dependencies.{name}.{x}");
+        s.add(
+            p("workers"),
+            "Workers",
+            d.workers.into(),
+            (1.0, threads),
+            "",
+        );
+        s.add(p("queue"), "Queue", d.queue.into(), (0.0, q), "");
+        s.add(
+            p("serviceMs"),
+            "Answers in",
+            d.service_ms as f64,
+            (1.0, ms),
+            "ms",
+        );
+        let Some(stack) = t.replicas.stacks.get(name) else {
+            continue;
+        };
+        let p = |x: &str| format!("replicas.stacks.{name}.{x}");
+        if let Some(t) = stack.read_timeout_ms {
+            s.add(
+                p("readTimeoutMs"),
+                "Read timeout",
+                t as f64,
+                (1.0, ms),
+                "ms",
+            );
+        }
+        if let Some(r) = &stack.retry {
+            s.add(
+                p("retry.maxAttempts"),
+                "Retry: maxAttempts",
+                r.max_attempts.into(),
+                (1.0, 10.0),
+                "",
+            );
+            // An interval function replaces the fixed wait: the number would do nothing.
+            if r.interval_function.is_none() {
+                s.add(
                     p("retry.waitDuration"),
-                    "Retry: waitDuration (ms)",
+                    "Retry: waitDuration",
                     r.wait_duration as f64,
-                    0.0,
-                    hour,
-                ));
-            }
-            if let Some(c) = &stack.circuit_breaker {
-                s.push(setting(
-                    p("circuitBreaker.failureRateThreshold"),
-                    "Breaker: failureRateThreshold (%)",
-                    c.failure_rate_threshold.into(),
-                    1.0,
-                    100.0,
-                ));
-                s.push(setting(
-                    p("circuitBreaker.slidingWindowSize"),
-                    "Breaker: slidingWindowSize",
-                    c.sliding_window_size.into(),
-                    1.0,
-                    10_000.0,
-                ));
-                s.push(setting(
-                    p("circuitBreaker.waitDurationInOpenState"),
-                    "Breaker: waitDurationInOpenState (ms)",
-                    c.wait_duration_in_open_state as f64,
-                    1.0,
-                    hour,
-                ));
-            }
-            if let Some(b) = &stack.bulkhead {
-                s.push(setting(
-                    p("bulkhead.maxConcurrentCalls"),
-                    "Bulkhead: maxConcurrentCalls",
-                    b.max_concurrent_calls.into(),
-                    0.0,
-                    MAX_THREADS.into(),
-                ));
-            }
-            if let Some(l) = &stack.time_limiter {
-                s.push(setting(
-                    p("timeLimiter.timeoutDuration"),
-                    "TimeLimiter: timeoutDuration (ms)",
-                    l.timeout_duration as f64,
-                    1.0,
-                    hour,
-                ));
+                    (0.0, ms),
+                    "ms",
+                );
             }
         }
-        out.push((format!("dependencies.{name}"), s));
+        if let Some(c) = &stack.circuit_breaker {
+            s.add(
+                p("circuitBreaker.failureRateThreshold"),
+                "Breaker: failureRateThreshold",
+                c.failure_rate_threshold.into(),
+                (1.0, 100.0),
+                "%",
+            );
+            s.add(
+                p("circuitBreaker.slidingWindowSize"),
+                "Breaker: slidingWindowSize",
+                c.sliding_window_size.into(),
+                (1.0, 10_000.0),
+                "",
+            );
+            // A file gives either the fixed wait or an interval function, not both.
+            if c.wait_interval_function_in_open_state.is_none() {
+                s.add(
+                    p("circuitBreaker.waitDurationInOpenState"),
+                    "Breaker: waitDurationInOpenState",
+                    c.wait_duration_in_open_state as f64,
+                    (1.0, ms),
+                    "ms",
+                );
+            }
+        }
+        if let Some(b) = &stack.bulkhead {
+            s.add(
+                p("bulkhead.maxConcurrentCalls"),
+                "Bulkhead: maxConcurrentCalls",
+                b.max_concurrent_calls.into(),
+                (0.0, threads),
+                "",
+            );
+        }
+        if let Some(l) = &stack.time_limiter {
+            s.add(
+                p("timeLimiter.timeoutDuration"),
+                "TimeLimiter: timeoutDuration",
+                l.timeout_duration as f64,
+                (1.0, ms),
+                "ms",
+            );
+        }
     }
-    out
+    s.out
 }
 
 fn refuse(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
@@ -418,11 +517,13 @@ fn fresh_name(prefix: &str, taken: &Map<String, Value>) -> String {
 }
 
 impl Topology {
-    /// This system with `edit` made, read and checked as a scenario file would be; a
-    /// refused edit says why.
-    pub fn apply(&self, edit: &Edit) -> Result<Topology, ConfigError> {
-        let mut doc = serde_json::to_value(self).map_err(|e| refuse("scenario", e.to_string()))?;
-        apply(&mut doc, edit)
+    /// Makes `edit` on this system, read and checked as a scenario file would be; a
+    /// refused edit leaves the system as it was and says why.
+    pub fn apply(&mut self, edit: &Edit) -> Result<(), ConfigError> {
+        let mut doc =
+            serde_json::to_value(&*self).map_err(|e| refuse("scenario", e.to_string()))?;
+        *self = apply(&mut doc, edit)?;
+        Ok(())
     }
 }
 
@@ -439,7 +540,6 @@ pub fn apply(doc: &mut Value, edit: &Edit) -> Result<Topology, ConfigError> {
             Edit::Set { path, value } => {
                 let known = settings(&this)
                     .into_iter()
-                    .flat_map(|(_, s)| s)
                     .find(|s| s.path == *path)
                     .ok_or_else(|| refuse(path.as_str(), "is not a setting of this system"))?;
                 if !value.is_finite() || *value < known.min || *value > known.max {
@@ -449,6 +549,12 @@ pub fn apply(doc: &mut Value, edit: &Edit) -> Result<Topology, ConfigError> {
                             "must be between {} and {} (got {value})",
                             known.min, known.max
                         ),
+                    ));
+                }
+                if known.step == 1.0 && value.fract() != 0.0 {
+                    return Err(refuse(
+                        path.as_str(),
+                        format!("must be a whole number (got {value})"),
                     ));
                 }
                 // Whole numbers stay whole in the file.
@@ -663,4 +769,55 @@ pub fn patched(base: &Value, patch: &Value) -> Value {
     let mut out = base.clone();
     merge_patch(&mut out, patch);
     out
+}
+
+/// The longest `edits` read from a link or the CLI's `--edits` (characters).
+pub const MAX_EDITS_CHARS: usize = 2_000;
+
+/// Reads a link's (or the CLI's `--edits`) patch: a JSON object of at most
+/// [`MAX_EDITS_CHARS`] characters; a problem quotes at most a short prefix.
+pub fn read_edits(text: &str) -> Result<Value, ConfigError> {
+    if text.chars().count() > MAX_EDITS_CHARS {
+        return Err(refuse(
+            "edits",
+            format!("are longer than a link carries ({MAX_EDITS_CHARS} characters): open the scenario file instead"),
+        ));
+    }
+    let patch: Value = serde_json::from_str(text).map_err(|_| {
+        refuse(
+            "edits",
+            format!(
+                "are not a JSON object (got “{}”)",
+                crate::error::excerpt(text)
+            ),
+        )
+    })?;
+    if !patch.is_object() {
+        return Err(refuse("edits", "must be a JSON object"));
+    }
+    Ok(patch)
+}
+
+/// A scenario file's document with `variant` merged in, its `variants` dropped and the
+/// `edits` patch (as a link writes it) applied: the edited system as a scenario file.
+pub fn with_edits(text: &str, variant: Option<&str>, edits: &str) -> Result<String, ConfigError> {
+    let patch = read_edits(edits)?;
+    let text = crate::error::without_bom(text);
+    let mut doc: Value =
+        serde_json::from_str(text).map_err(|e| refuse("scenario", e.to_string()))?;
+    if let Some(name) = variant {
+        let v = doc
+            .get("variants")
+            .and_then(|v| v.get(name))
+            .cloned()
+            .ok_or_else(|| refuse("variant", format!("there is no variant “{name}”")))?;
+        merge_patch(&mut doc, &v);
+    }
+    if let Some(o) = doc.as_object_mut() {
+        o.remove("variants");
+    }
+    merge_patch(&mut doc, &patch);
+    Topology::from_value(doc.clone())
+        .map_err(|e| refuse("edits", format!("make a system the engine refuses: {e}")))?;
+    Ok(doc.to_string())
 }

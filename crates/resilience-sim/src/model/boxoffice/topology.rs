@@ -81,15 +81,15 @@ pub struct Topology {
     /// The run's length by default.
     pub seconds: u32,
     /// When the scenario's trigger fires, for the reports (seconds).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger_s: Option<u32>,
     /// When the trigger ends, if it does (seconds).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub trigger_end_s: Option<u32>,
     pub clients: BTreeMap<String, ClientSpec>,
     #[serde(default)]
     pub door: DoorSpec,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub waiting_room: Option<WaitingRoomSpec>,
     #[serde(default)]
     pub balancer: BalancerSpec,
@@ -115,11 +115,11 @@ pub struct ClientSpec {
     pub deadline_ms: Millis,
     /// The API key the population's requests carry (`bot`); `keys` > 1 spreads them over
     /// that many keys (`people-0`, `people-1`, ...), one token bucket each.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     #[serde(default = "one")]
     pub keys: u32,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<ClientRetry>,
 }
 
@@ -137,10 +137,10 @@ pub struct ClientRetry {
     pub backoff: Backoff,
     /// The client stops waiting for one attempt after this long (ms); by default the
     /// attempt may take until the deadline.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub attempt_timeout_ms: Option<Millis>,
     /// Retries allowed per 100 first attempts (a client-side retry budget).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub budget_percent: Option<f64>,
     /// Wait at least the server's `Retry-After` after a 429 or a 503.
     #[serde(default = "yes")]
@@ -155,11 +155,11 @@ fn yes() -> bool {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct DoorSpec {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_bucket: Option<TokenBucketSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shedding: Option<SheddingSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub adaptive: Option<AdaptiveSpec>,
 }
 
@@ -209,7 +209,7 @@ pub struct AdaptiveSpec {
     pub max_limit: u32,
     /// An answer window slower than this (ms) counts as overload; by default twice the
     /// fastest window seen (the healthy baseline).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_threshold_ms: Option<Millis>,
     /// The limit is multiplied by this on overload (at most once per `windowMs`).
     #[serde(default = "default_backoff_ratio")]
@@ -317,28 +317,28 @@ pub struct EndpointSpec {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct StackSpec {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry: Option<RetryConfig>,
     /// A retry budget around the Retry (Finagle's rule; not Resilience4j).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_budget: Option<RetryBudgetConfig>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub circuit_breaker: Option<CircuitBreakerConfig>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rate_limiter: Option<RateLimiterConfig>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub time_limiter: Option<TimeLimiterConfig>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub bulkhead: Option<BulkheadConfig>,
     /// The HTTP client's connect timeout (ms): how long a connection to a host that does
     /// not answer takes to fail.
     #[serde(default = "default_connect_timeout")]
     pub connect_timeout_ms: Millis,
     /// The HTTP client's read timeout (ms); none waits for ever.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_timeout_ms: Option<Millis>,
     /// The fallback's answer, if any ("seats held, payment pending").
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fallback: Option<String>,
     /// One idempotency key per request, sent with every attempt.
     #[serde(default)]
@@ -352,11 +352,11 @@ fn default_connect_timeout() -> Millis {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ProbesSpec {
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub startup: Option<ProbeSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub liveness: Option<ProbeSpec>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub readiness: Option<ProbeSpec>,
 }
 
@@ -378,7 +378,7 @@ pub struct ProbeSpec {
     pub failure_threshold: u32,
     pub check: ProbeCheck,
     /// The dependency checked (`check: "dependency"`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dependency: Option<String>,
     /// Kubernetes' `timeoutSeconds` (default 1 s).
     #[serde(default = "default_probe_timeout")]
@@ -434,17 +434,17 @@ pub struct TimelineEvent {
     pub at_s: f64,
     #[serde(rename = "do")]
     pub action: Action,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dependency: Option<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_ms: Option<Millis>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub factor: Option<f64>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub percent: Option<f64>,
     #[serde(default)]
     pub clients: Vec<String>,
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub replicas: Option<u32>,
 }
 
@@ -761,6 +761,7 @@ impl Topology {
                         Err(err("maxAttempts", "at most 10 in the playground"))
                     );
                 }
+                sub!("retry", check_ms("waitDuration", c.wait_duration));
             }
             if let Some(c) = &s.retry_budget {
                 sub!("retryBudget", c.validate());
@@ -773,6 +774,10 @@ impl Topology {
                         Err(err("slidingWindowSize", "at most 10000 in the playground"))
                     );
                 }
+                sub!(
+                    "circuitBreaker",
+                    check_ms("waitDurationInOpenState", c.wait_duration_in_open_state)
+                );
             }
             if let Some(c) = &s.rate_limiter {
                 sub!("rateLimiter", c.validate());

@@ -315,6 +315,7 @@ struct RawConfig {
         skip_serializing_if = "Option::is_none"
     )]
     wait_duration_in_open_state: Option<Millis>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     wait_interval_function_in_open_state: Option<OpenWaitFunction>,
     automatic_transition_from_open_to_half_open_enabled: bool,
     #[serde(with = "crate::duration::serde_millis")]
