@@ -196,7 +196,7 @@ pub fn AmplificationPage(info: LabInfo, location: RwSignal<Location>) -> impl In
         }
     };
     view! {
-        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame info=info text=&super::AMPLIFICATION_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems after=Box::new(move || layers().into_any())>
             <Figure spec=chart(successes_chart) summary=summary(successes_summary)
                 testid="amp-successes" title="Successes per second." />

@@ -981,7 +981,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     let download_name = move || lab.with(file_name);
 
     view! {
-        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame info=info text=&super::BOXOFFICE_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=reset problems=problems
             side=Box::new(move || view! {
                 <fieldset class="box-variants" data-testid="box-variants">

@@ -1357,7 +1357,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         // Busy while a run asked for is made in slices: its figures are the last run's.
         <div class="brownout" data-testid="bo-page" on:click=on_click on:input=on_input
             aria-busy=move || if session.with(LabSession::is_pending) { "true" } else { "false" }>
-            <LabFrame info=info location=location tools=tools(info.number, state) controls=controls refused=state.refused
+            <LabFrame info=info text=&super::BROWNOUT_TEXT location=location tools=tools(info.number, state) controls=controls refused=state.refused
                 reset=Callback::new(move |_| {
                     state.reset();
                     page.set(BrownoutView::default());

@@ -656,7 +656,7 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         }
     };
     view! {
-        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame info=info text=&super::CHECKOUT_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems>
             <p class="predict" data-testid="checkout-predict"><strong>"Predict: "</strong>
                 {move || prediction(scenario.get())}</p>

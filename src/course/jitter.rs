@@ -172,7 +172,7 @@ pub fn JitterPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView 
         })
     });
     view! {
-        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame info=info text=&super::JITTER_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems page_controls_in_panel=true>
             <Figure spec=chart(calls_chart) summary=calls testid="jit-calls" title="Calls per 100 ms slot." />
             <Figure spec=chart(waiting_chart) summary=waiting testid="jit-waiting" title="Clients still waiting." />

@@ -12,7 +12,7 @@ use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
 
 use crate::components::{message, ControlBinding, ControlList, LabState, Problems};
-use crate::course::{lab_text, LabText};
+use crate::course::LabText;
 use crate::nav::{address_follows, current_query, Location};
 use crate::tools::{self, ConfigText};
 use crate::url_state::{
@@ -121,6 +121,8 @@ pub struct LabTools {
 #[component]
 pub fn LabFrame(
     info: LabInfo,
+    /// The lab's words: passed by its page, so a part carries only its own labs' text.
+    text: &'static LabText,
     location: RwSignal<Location>,
     tools: LabTools,
     /// Where the page takes a pasted Resilience4j fragment (the breaker sandbox).
@@ -141,7 +143,7 @@ pub fn LabFrame(
     #[prop(optional)]
     side: Option<Children>,
 ) -> impl IntoView {
-    let text: Option<&'static LabText> = lab_text(info.number);
+    let text = Some(text);
     let header = header_html(
         info.number,
         info.title,

@@ -12,7 +12,7 @@ use crate::views::html::Html;
 pub const LANDING: u32 = u32::MAX;
 
 /// The course in three stretches: a heading, what it shows, its demos.
-const STRETCHES: [(&str, &str, u32, u32); 3] = [
+const STRETCHES: [(&str, &str, u32, u32); 4] = [
     (
         "One API, one sick dependency",
         "An order API with six worker threads calls recommendations and payment. You step through it tick by tick while recommendations fails or slows down, and add a circuit breaker or a bulkhead.",
@@ -30,6 +30,12 @@ const STRETCHES: [(&str, &str, u32, u32); 3] = [
         "A breaker you drive call by call, then three production incidents: a shared thread pool, a pricing brownout and a payment provider that loses answers.",
         10,
         13,
+    ),
+    (
+        "A whole system",
+        "A ticket shop on its on-sale day: clients, a door that limits and sheds, replicas with their threads, a payment provider. You load an incident, watch requests move through the system, compare protections on the same run, and change the system yourself.",
+        14,
+        14,
     ),
 ];
 
@@ -71,12 +77,14 @@ pub fn Landing(location: RwSignal<Location>) -> impl IntoView {
             </section>
         }
     };
-    let total: u32 = (1..=13).filter_map(super::minutes).sum();
+    let total: u32 = catalogue::course()
+        .filter_map(|(n, _)| super::minutes(n))
+        .sum();
     view! {
         <article class="landing" data-testid="landing" aria-labelledby="landing-heading">
             <h1 id="landing-heading">"What happens when a service gets slow or fails?"</h1>
             <p class="lead">
-                "Thirteen short demos show what timeouts, retries, circuit breakers, bulkheads and fallbacks do to a system in trouble: you predict, step through the run, and see threads fill up, breakers open and retries pile up. Every number comes from a deterministic simulation that behaves as the Resilience4j library does."
+                "Fourteen demos show what timeouts, retries, circuit breakers, bulkheads and fallbacks do to a system in trouble: you predict, step through the run, and see threads fill up, breakers open and retries pile up. Every number comes from a deterministic simulation that behaves as the Resilience4j library does."
             </p>
             <p class="landing-start">
                 <DemoLink number=1 location=location class="button-link" testid="landing-start" label={

@@ -109,7 +109,7 @@ pub fn lab_text(number: u32) -> Option<&'static LabText> {
     }
 }
 
-const AMPLIFICATION_TEXT: LabText = LabText {
+pub const AMPLIFICATION_TEXT: LabText = LabText {
     intro: "A shop sends 1,000 purchase requests a second to a provider that can handle 20 % more. For 5 seconds the provider loses half its capacity, then it is healthy again. Three clients face it: one that never retries (grey), one that retries every failed call up to 3 times (red), and one that retries within a budget of 10 % of its requests (blue).",
     watch: "What each line does after the shaded degradation ends, and how much load reaches the provider.",
     predict: "The provider is healthy again at 15 s. Which clients get their successes back, and when?",
@@ -121,7 +121,7 @@ const AMPLIFICATION_TEXT: LabText = LabText {
     model: "The model: in each 100 ms step the provider is offered O calls with capacity C. If O is above C it wastes work on calls that will time out anyway, and completes only C / (1 + waste × (O / C − 1)) of them. The budget follows Finagle's rule: each new request deposits 10 % of a token, each retry withdraws a whole one, over the last 10 s.",
 };
 
-const JITTER_TEXT: LabText = LabText {
+pub const JITTER_TEXT: LabText = LabText {
     intro: "A failover resets the connections of 1,000 clients, and all of them call again at the same instant, t = 0. The server can take 150 calls per 100 ms: it serves 150 of that first wave and refuses 850. A refused client backs off exponentially (1 s, then 2 s, 4 s, 8 s…) and tries again, until it is served.",
     watch: "The spikes of calls against the capacity line, and how fast the number of waiting clients falls.",
     predict: "Without jitter, when do the refused clients come back, and how many are still waiting after 15 s? What changes with full jitter?",
@@ -133,7 +133,7 @@ const JITTER_TEXT: LabText = LabText {
     model: "The model: full jitter waits a uniform time in [0, backoff]; equal jitter waits half the backoff plus a uniform half; decorrelated jitter waits a uniform time in [base, 3 × the previous wait]. Runs are seeded: the same seed gives the same chart.",
 };
 
-const SANDBOX_TEXT: LabText = LabText {
+pub const SANDBOX_TEXT: LabText = LabText {
     intro: "One Resilience4j circuit breaker, and you are its traffic. Each button sends one call and tells the breaker how it ended; the clock moves only when you advance it. The settings are the course's: a COUNT_BASED window of the last 10 calls, judged once it holds 10, opening at a 50 % failure rate, waiting 10 s, then allowing 3 trial calls. A 404 is an answer, listed in ignoreExceptions.",
     watch: "The window's cells and the failure rate against its threshold; after the breaker opens, the countdown and what the next call gets.",
     predict: "Send 5 successes and 4 failures. Is the breaker open? What does one more failure do, and when will the next call get through?",
@@ -146,7 +146,7 @@ const SANDBOX_TEXT: LabText = LabText {
     model: "The model: the engine's breaker, driven by the same script the command line runs (resilience-sim breaker FILE). A success or a failure takes 100 ms, a slow call the slow-call threshold plus 1 s. Changing a setting replays every call from t = 0 with the new config, as a new breaker would see them.",
 };
 
-const POOL_TEXT: LabText = LabText {
+pub const POOL_TEXT: LabText = LabText {
     intro: "A service has one pool of 24 request threads for two endpoints, each called 50 times a second: /fast does local work in about 20 ms; /drm calls a vendor that normally answers in about 100 ms. At the chosen second the vendor turns slow and answers in 5 s.",
     watch: "The thread cells: who holds them before and after the vendor turns slow; then the /fast line, with and without the bulkhead.",
     predict: "The vendor turns slow and only /drm calls it. What happens to /fast without a bulkhead? With a semaphore bulkhead of 8 on the vendor call?",
@@ -158,7 +158,7 @@ const POOL_TEXT: LabText = LabText {
     model: "The model: event-driven, to the millisecond. Each endpoint gets exactly its rate every second, each request at a random instant of its own slot (or a Poisson process, under More settings), and every work time or vendor call varies within ±20 %. A vendor call takes the slow time if it starts once the vendor is slow. A request holds its thread until it answers; one that finds no free thread waits in the accept queue (refused when the queue is full) until its client gives up, 1 s after sending it. The server never learns that the client left: the thread stays on the vendor call. Runs are seeded: the same seed gives the same run.",
 };
 
-const BROWNOUT_TEXT: LabText = LabText {
+pub const BROWNOUT_TEXT: LabText = LabText {
     intro: "At 09:00 the pricing service starts answering in 4 s instead of 80 ms, without a single error, for a minute. The order service calls it for each of its 250 order submissions a second; it also serves 100 order-history requests a second that never call pricing, all on 200 request threads. Four mechanisms guard the call, set up the way many stacks are: a thread-pool bulkhead of 20 threads with a queue of 20, a circuit breaker that counts errors only, 3 retries with jitter on any failure, and a fallback cache of prices that keeps them 30 s. Users give up after 1 s; order does not know and keeps working.",
     watch: "What users saw next to what the system did, second by second; then apply the fixes one at a time and compare the steps in the table.",
     predict: "Which of the four mechanisms makes the outage worse? Pick one below before you look at the answer.",
@@ -172,7 +172,7 @@ const BROWNOUT_TEXT: LabText = LabText {
     model: "The model: event-driven, to the millisecond, reported per second from 08:59:50. Each second brings exactly 250 submissions and 100 history requests, each at a random instant of its own slot, and every latency varies within ±20 %. The policies are the engine's models of Resilience4j in their default order, Retry(CircuitBreaker(Bulkhead(call))), with the fallback around them; fix 1's read timeout is inside the call, and pricing keeps working on a call whose connection it closed. Pricing answers in 80 ms again when its fault ends. Each submission prices one product of 10,000, the popular ones more often (Zipf). Runs are seeded: the same seed gives the same run.",
 };
 
-const BOXOFFICE_TEXT: LabText = LabText {
+pub const BOXOFFICE_TEXT: LabText = LabText {
     intro: "BoxOffice sells stadium tickets. Clients send purchases and seat holds (critical), catalog and order pages (important) and recommendations (sheddable) through a door that can rate-limit each key and shed load by priority, sometimes a waiting room, a load balancer that sends work only to ready replicas, and order replicas whose request threads call payment through a Resilience4j stack. Pick a scenario and a protection, predict, then run the clock and watch who is served in time.",
     watch: "The system at the second shown: every replica's threads, the door, the queue, payment and each breaker; under it, each class of users second by second. Then compare every protection of the scenario on the same seed.",
     predict: "Each scenario asks its question above the system. Answer it before you press Play.",
@@ -185,7 +185,7 @@ const BOXOFFICE_TEXT: LabText = LabText {
     model: "The model: the engine's discrete-event simulation in virtual milliseconds (docs/boxoffice.md). Clients arrive as Poisson processes and give up at their deadline; every service and work time varies within ±20 %; each stack is the engine's Resilience4j policies in Resilience4j's order, with the HTTP client's connect and read timeouts inside the call; payment keeps working on calls whose caller has gone. Runs are seeded: the same seed gives the same run, here and on the command line.",
 };
 
-const CHECKOUT_TEXT: LabText = LabText {
+pub const CHECKOUT_TEXT: LabText = LabText {
     intro: "Checkout makes two calls. It captures the card with a payment provider, through a breaker (a window of the last 20 calls, judged from 10, opening at 50 % failures or 80 % calls over 800 ms) and a retry that tries a refused connection once more. It asks a shipping quoter for a price, through its own breaker and retry. Bulkheads: payment 20 and shipping 8, one shared, or none. Every capture carries an idempotency key. Pick a scenario, predict, then look at one call layer by layer.",
     watch: "What each layer did with the call: did the breaker count it, did the bulkhead give a permit, what did the provider answer, did the retry try again, and why. Then the saga states of every scenario.",
     predict: "Each scenario comes with its question, under the title. Answer it before you read the run.",

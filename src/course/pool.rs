@@ -339,7 +339,7 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
         }
     };
     view! {
-        <LabFrame info=info location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame info=info text=&super::POOL_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems>
             <Figure spec=spec summary=summary testid="pool-success"
                 title="Requests answered in time, per second." />

@@ -377,7 +377,7 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
         });
     });
     view! {
-        <LabFrame info=info location=location tools=tools(info.number, state) import=import controls=controls refused=state.refused
+        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools(info.number, state) import=import controls=controls refused=state.refused
             reset=Callback::new(move |_| {
                 state.reset();
                 session.update(BreakerSandbox::clear);
