@@ -368,8 +368,8 @@ pub fn settings(t: &Topology) -> Vec<Setting> {
     let total: f64 = t.clients.values().map(|c| c.rps.max(0.0)).sum();
     for (name, c) in &t.clients {
         s.component(format!("clients.{name}"));
-        let room = MAX_EXPECTED_ARRIVALS / f64::from(t.seconds.max(1)) / peak
-            - (total - c.rps.max(0.0));
+        let room =
+            MAX_EXPECTED_ARRIVALS / f64::from(t.seconds.max(1)) / peak - (total - c.rps.max(0.0));
         // Tenths (the field's step), the highest the validator takes.
         let mut tenths = (room * 10.0).floor().clamp(0.0, MAX_CLIENT_RPS * 10.0);
         while tenths > 0.0 && !fits(name, tenths / 10.0) {
