@@ -478,13 +478,7 @@ impl<L: LabModel> LabSession<L> {
         let value = control.check(value)?;
         let mut config = self.config.clone();
         (control.set)(&mut config, value);
-        if config == self.config {
-            return Ok(());
-        }
-        config.validate()?;
-        self.config = config;
-        self.pending = true;
-        Ok(())
+        self.replace_deferred(config)
     }
 
     /// Installs `run`, made elsewhere for `config`, if that is still the session's config
