@@ -54,7 +54,7 @@ pub fn resize_messages(demo: u32, height: u32) -> [String; 2] {
 }
 
 /// What a teacher pastes into a course page to show one demo.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Snippets {
     /// A plain iframe: works anywhere, keeps the height it is given.
     pub iframe: String,

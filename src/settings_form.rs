@@ -6,8 +6,10 @@
 
 use resilience_sim::duration::{format_duration, parse_duration};
 use resilience_sim::policy::bulkhead::BulkheadConfig;
-use resilience_sim::policy::circuit_breaker::{CircuitBreakerConfig, SlidingWindowType};
-use resilience_sim::ConfigError;
+use resilience_sim::policy::circuit_breaker::{
+    CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType, State,
+};
+use resilience_sim::{ConfigError, Millis};
 
 use crate::format::{decimal, parse_number};
 
@@ -22,6 +24,12 @@ pub enum FieldKind {
     Duration,
     /// One of a few names (the engine enum's names).
     Choice(&'static [&'static str]),
+    /// `true` or `false`.
+    Switch,
+    /// A decimal number (a multiplier).
+    Number,
+    /// Exception classes, comma-separated (`java.io.IOException,java.util.concurrent.TimeoutException`).
+    Classes,
 }
 
 /// One setting of the panel, named as in Resilience4j, with typed access to the configs.
@@ -32,6 +40,9 @@ pub struct Field {
     pub kind: FieldKind,
     /// Whether it belongs to the bulkhead (else the circuit breaker).
     pub bulkhead: bool,
+    /// Whether the settings form shows it; the others are carried by the link and the
+    /// config import (what a pasted `application.yml` set), so a reload plays them too.
+    pub form: bool,
     /// The text the form shows for the configs' value; `set` reads it back as the same value.
     pub get: fn(&CircuitBreakerConfig, &BulkheadConfig) -> String,
     /// Reads `text` and writes the value into the configs, or says why it cannot be read
@@ -45,12 +56,33 @@ const WINDOW_TYPES: [&str; 2] = {
     [all[0].name(), all[1].name()]
 };
 
-pub const FIELDS: [Field; 9] = [
+/// The states a breaker can be in or go to, by Resilience4j's names.
+const STATES: [&str; 6] = {
+    let all = State::ALL;
+    [
+        all[0].as_str(),
+        all[1].as_str(),
+        all[2].as_str(),
+        all[3].as_str(),
+        all[4].as_str(),
+        all[5].as_str(),
+    ]
+};
+
+/// Resilience4j's `IntervalFunction.DEFAULT_MULTIPLIER`, which Spring Boot uses when
+/// `enableExponentialBackoff` is set without a multiplier.
+const DEFAULT_MULTIPLIER: f64 = 1.5;
+
+/// Every setting of the tick demos' circuit breaker and bulkhead: the form's first, then
+/// those only the link and the config import set, in the order they are applied (the
+/// exponential wait after the open wait it starts from).
+pub const FIELDS: [Field; 19] = [
     Field {
         name: "slidingWindowType",
         help: "COUNT_BASED: the last N calls; TIME_BASED: the last N seconds (ticks).",
         kind: FieldKind::Choice(&WINDOW_TYPES),
         bulkhead: false,
+        form: true,
         get: |b, _| b.sliding_window_type.name().to_string(),
         set: |b, _, text| put(&mut b.sliding_window_type, window_type(text)),
     },
@@ -59,6 +91,7 @@ pub const FIELDS: [Field; 9] = [
         help: "How many calls (or seconds) the window holds.",
         kind: FieldKind::Count,
         bulkhead: false,
+        form: true,
         get: |b, _| b.sliding_window_size.to_string(),
         set: |b, _, text| put(&mut b.sliding_window_size, count(text)),
     },
@@ -67,6 +100,7 @@ pub const FIELDS: [Field; 9] = [
         help: "Calls the window needs before a rate counts.",
         kind: FieldKind::Count,
         bulkhead: false,
+        form: true,
         get: |b, _| b.minimum_number_of_calls.to_string(),
         set: |b, _, text| put(&mut b.minimum_number_of_calls, count(text)),
     },
@@ -75,6 +109,7 @@ pub const FIELDS: [Field; 9] = [
         help: "Opens when the failure rate is at or above this percentage.",
         kind: FieldKind::Percent,
         bulkhead: false,
+        form: true,
         get: |b, _| decimal(b.failure_rate_threshold),
         set: |b, _, text| put(&mut b.failure_rate_threshold, percent(text)),
     },
@@ -83,6 +118,7 @@ pub const FIELDS: [Field; 9] = [
         help: "Opens when the share of slow calls is at or above this percentage.",
         kind: FieldKind::Percent,
         bulkhead: false,
+        form: true,
         get: |b, _| decimal(b.slow_call_rate_threshold),
         set: |b, _, text| put(&mut b.slow_call_rate_threshold, percent(text)),
     },
@@ -91,6 +127,7 @@ pub const FIELDS: [Field; 9] = [
         help: "A call longer than this is slow (1 tick = 1s).",
         kind: FieldKind::Duration,
         bulkhead: false,
+        form: true,
         get: |b, _| format_duration(b.slow_call_duration_threshold),
         set: |b, _, text| put(&mut b.slow_call_duration_threshold, parse_duration(text)),
     },
@@ -99,14 +136,29 @@ pub const FIELDS: [Field; 9] = [
         help: "How long OPEN refuses calls before trying again (1 tick = 1s).",
         kind: FieldKind::Duration,
         bulkhead: false,
-        get: |b, _| format_duration(b.wait_duration_in_open_state),
-        set: |b, _, text| put(&mut b.wait_duration_in_open_state, parse_duration(text)),
+        form: true,
+        // With an exponential wait, the breaker waits its initial value first.
+        get: |b, _| match b.wait_interval_function_in_open_state {
+            Some(OpenWaitFunction::Exponential { initial, .. }) => format_duration(initial),
+            None => format_duration(b.wait_duration_in_open_state),
+        },
+        set: |b, _, text| {
+            let wait = parse_duration(text)?;
+            b.wait_duration_in_open_state = wait;
+            if let Some(OpenWaitFunction::Exponential { initial, .. }) =
+                &mut b.wait_interval_function_in_open_state
+            {
+                *initial = wait;
+            }
+            Ok(())
+        },
     },
     Field {
         name: "permittedNumberOfCallsInHalfOpenState",
         help: "Trial calls let through in HALF_OPEN.",
         kind: FieldKind::Count,
         bulkhead: false,
+        form: true,
         get: |b, _| b.permitted_number_of_calls_in_half_open_state.to_string(),
         set: |b, _, text| {
             put(
@@ -120,10 +172,166 @@ pub const FIELDS: [Field; 9] = [
         help: "Threads each dependency may hold at once (bulkhead).",
         kind: FieldKind::Count,
         bulkhead: true,
+        form: true,
         get: |_, h| h.max_concurrent_calls.to_string(),
         set: |_, h, text| put(&mut h.max_concurrent_calls, count(text)),
     },
+    Field {
+        name: "maxWaitDuration",
+        help: "How long a call waits for a bulkhead permit before it is refused.",
+        kind: FieldKind::Duration,
+        bulkhead: true,
+        form: false,
+        get: |_, h| format_duration(h.max_wait_duration),
+        set: |_, h, text| put(&mut h.max_wait_duration, parse_duration(text)),
+    },
+    Field {
+        name: "automaticTransitionFromOpenToHalfOpenEnabled",
+        help: "A timer moves OPEN to HALF_OPEN when the wait ends, without waiting for a call.",
+        kind: FieldKind::Switch,
+        bulkhead: false,
+        form: false,
+        get: |b, _| {
+            b.automatic_transition_from_open_to_half_open_enabled
+                .to_string()
+        },
+        set: |b, _, text| {
+            put(
+                &mut b.automatic_transition_from_open_to_half_open_enabled,
+                switch(text),
+            )
+        },
+    },
+    Field {
+        name: "maxWaitDurationInHalfOpenState",
+        help: "The longest stay in HALF_OPEN (0: as long as the trials take).",
+        kind: FieldKind::Duration,
+        bulkhead: false,
+        form: false,
+        get: |b, _| format_duration(b.max_wait_duration_in_half_open_state),
+        set: |b, _, text| {
+            put(
+                &mut b.max_wait_duration_in_half_open_state,
+                parse_duration(text),
+            )
+        },
+    },
+    Field {
+        name: "transitionToStateAfterWaitDuration",
+        help: "Where HALF_OPEN goes when its longest stay runs out.",
+        kind: FieldKind::Choice(&STATES),
+        bulkhead: false,
+        form: false,
+        get: |b, _| {
+            b.transition_to_state_after_wait_duration
+                .as_str()
+                .to_string()
+        },
+        set: |b, _, text| put(&mut b.transition_to_state_after_wait_duration, state(text)),
+    },
+    Field {
+        name: "initialState",
+        help: "The state a new breaker starts in.",
+        kind: FieldKind::Choice(&STATES),
+        bulkhead: false,
+        form: false,
+        get: |b, _| b.initial_state.as_str().to_string(),
+        set: |b, _, text| put(&mut b.initial_state, state(text)),
+    },
+    Field {
+        name: "recordExceptions",
+        help: "Exceptions recorded as failures (none listed: every exception).",
+        kind: FieldKind::Classes,
+        bulkhead: false,
+        form: false,
+        get: |b, _| b.record_exceptions.join(","),
+        set: |b, _, text| put(&mut b.record_exceptions, classes(text)),
+    },
+    Field {
+        name: "ignoreExceptions",
+        help: "Exceptions counted as neither success nor failure.",
+        kind: FieldKind::Classes,
+        bulkhead: false,
+        form: false,
+        get: |b, _| b.ignore_exceptions.join(","),
+        set: |b, _, text| put(&mut b.ignore_exceptions, classes(text)),
+    },
+    // Spring Boot's three properties of the exponential open wait; the wait starts from
+    // `waitDurationInOpenState`, as Spring Boot's binding does.
+    Field {
+        name: "enableExponentialBackoff",
+        help: "Each time the breaker opens again, the open wait grows by the multiplier.",
+        kind: FieldKind::Switch,
+        bulkhead: false,
+        form: false,
+        get: |b, _| b.wait_interval_function_in_open_state.is_some().to_string(),
+        set: |b, _, text| {
+            let on = switch(text)?;
+            let (multiplier, max) = exponential(b).unwrap_or((DEFAULT_MULTIPLIER, None));
+            b.wait_interval_function_in_open_state = on.then_some(OpenWaitFunction::Exponential {
+                initial: b.wait_duration_in_open_state,
+                multiplier,
+                max,
+            });
+            Ok(())
+        },
+    },
+    Field {
+        name: "exponentialBackoffMultiplier",
+        help: "How much the open wait grows each time (with enableExponentialBackoff).",
+        kind: FieldKind::Number,
+        bulkhead: false,
+        form: false,
+        get: |b, _| {
+            exponential(b)
+                .map_or(DEFAULT_MULTIPLIER, |(m, _)| m)
+                .to_string()
+        },
+        set: |b, _, text| {
+            let value = multiplier(text)?;
+            if let Some(OpenWaitFunction::Exponential { multiplier, .. }) =
+                &mut b.wait_interval_function_in_open_state
+            {
+                *multiplier = value;
+            }
+            Ok(())
+        },
+    },
+    Field {
+        name: "exponentialMaxWaitDurationInOpenState",
+        help: "The longest the growing open wait gets (empty: no limit).",
+        kind: FieldKind::Duration,
+        bulkhead: false,
+        form: false,
+        get: |b, _| {
+            exponential(b)
+                .and_then(|(_, max)| max)
+                .map(format_duration)
+                .unwrap_or_default()
+        },
+        set: |b, _, text| {
+            let value = match text.trim() {
+                "" => None,
+                text => Some(parse_duration(text)?),
+            };
+            if let Some(OpenWaitFunction::Exponential { max, .. }) =
+                &mut b.wait_interval_function_in_open_state
+            {
+                *max = value;
+            }
+            Ok(())
+        },
+    },
 ];
+
+/// The exponential open wait's multiplier and cap, when the breaker has one.
+fn exponential(b: &CircuitBreakerConfig) -> Option<(f64, Option<Millis>)> {
+    b.wait_interval_function_in_open_state.map(
+        |OpenWaitFunction::Exponential {
+             multiplier, max, ..
+         }| (multiplier, max),
+    )
+}
 
 /// The field named `name` (exactly, as Resilience4j spells it), or `None`.
 pub fn field(name: &str) -> Option<&'static Field> {
@@ -152,6 +360,57 @@ fn percent(text: &str) -> Result<f32, String> {
     match parse_number(text.trim().trim_end_matches('%').trim()) {
         Some(v) if v.is_finite() => Ok(v as f32),
         _ => Err("must be a number of percent, such as 50".to_string()),
+    }
+}
+
+fn switch(text: &str) -> Result<bool, String> {
+    match text.trim() {
+        "true" => Ok(true),
+        "false" => Ok(false),
+        _ => Err("must be true or false".to_string()),
+    }
+}
+
+/// Read with the course's number reader, not `str::parse` (its tables are 14 KB gzip:
+/// `resilience_sim::number`): exact to 15 significant digits, as any multiplier is written.
+fn multiplier(text: &str) -> Result<f64, String> {
+    match parse_number(text.trim()) {
+        Some(v) if v.is_finite() => Ok(v),
+        _ => Err("must be a number, such as 1.5".to_string()),
+    }
+}
+
+/// A breaker state by Resilience4j's name, in any case.
+fn state(text: &str) -> Result<State, String> {
+    let name = text.trim().to_ascii_uppercase();
+    State::ALL
+        .into_iter()
+        .find(|s| s.as_str() == name)
+        .ok_or_else(|| format!("must be one of {}", STATES.join(", ")))
+}
+
+/// Class names separated by commas, each a Java name (`java.io.IOException`, `Outer$Inner`).
+fn classes(text: &str) -> Result<Vec<String>, String> {
+    let names: Vec<String> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|name| !name.is_empty())
+        .map(str::to_string)
+        .collect();
+    let java = |name: &String| {
+        name.split('.').all(|part| {
+            part.chars().next().is_some_and(|c| !c.is_ascii_digit())
+                && part
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        })
+    };
+    match names.iter().find(|name| !java(name)) {
+        None => Ok(names),
+        Some(bad) => Err(format!(
+            "“{}” is not a Java class name: write class names separated by commas",
+            resilience_sim::error::excerpt(bad)
+        )),
     }
 }
 
@@ -241,6 +500,28 @@ impl SettingsDraft {
     }
 }
 
+/// `breaker` and `bulkhead` with a link's settings (name, text) applied, checked by the
+/// engine; or one message per setting that could not be used.
+pub fn with_settings(
+    breaker: &CircuitBreakerConfig,
+    bulkhead: &BulkheadConfig,
+    settings: &[(String, String)],
+) -> Result<(CircuitBreakerConfig, BulkheadConfig), Vec<String>> {
+    let mut draft = SettingsDraft::from_configs(breaker, bulkhead);
+    let mut problems = Vec::new();
+    for (name, text) in settings {
+        if let Err(message) = draft.set(name, text.clone()) {
+            problems.push(message);
+        }
+    }
+    if !problems.is_empty() {
+        return Err(problems);
+    }
+    draft
+        .to_configs(breaker, bulkhead)
+        .map_err(|errors| errors.iter().map(ToString::to_string).collect())
+}
+
 #[cfg(test)]
 mod tests {
 
@@ -273,10 +554,25 @@ mod tests {
             slow_call_duration_threshold: 2_500,
             wait_duration_in_open_state: 5_000,
             permitted_number_of_calls_in_half_open_state: 3,
+            automatic_transition_from_open_to_half_open_enabled: false,
+            max_wait_duration_in_half_open_state: 4_000,
+            transition_to_state_after_wait_duration: State::Closed,
+            initial_state: State::ForcedOpen,
+            record_exceptions: vec![
+                "java.io.IOException".into(),
+                "com.example.Outer$TimeoutException".into(),
+            ],
+            ignore_exceptions: vec!["NotFoundException".into()],
+            wait_interval_function_in_open_state: Some(OpenWaitFunction::Exponential {
+                initial: 5_000,
+                multiplier: 2.5,
+                max: Some(300_000),
+            }),
             ..tick_breaker_config()
         };
         let bulkhead = BulkheadConfig {
             max_concurrent_calls: 5,
+            max_wait_duration: 250,
             ..tick_bulkhead_config()
         };
         (breaker, bulkhead)
@@ -404,7 +700,7 @@ mod tests {
             "slidingWindowSiz",
             "failurerateThreshold",
             "",
-            "maxWaitDuration",
+            "maxWaitDurationInOpenState",
         ] {
             assert!(field(name).is_none(), "{name}");
             let message = d.set(name, "5".into()).unwrap_err();

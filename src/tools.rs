@@ -7,20 +7,24 @@
 //!
 //! [`exports`] is what that part exports (`src/bin/course-tools.rs` wraps each function
 //! with `#[wasm_bindgen]`); the async functions here call them from any part. Values cross
-//! between the two wasm instances as JavaScript values (serde-wasm-bindgen): instances,
-//! texts, a list of problems.
+//! between the two wasm instances as query strings ([`record`]), the text format every
+//! part already reads and writes for its links: a tick demo sends its demo and its link's
+//! settings and gets settings back, so it carries no decoder of its own for configs
+//! (serde-wasm-bindgen cost the tick demos 13 KB gzip). The labs still send their
+//! instances as JavaScript values (serde-wasm-bindgen), and the sandbox gets its breaker
+//! config that way.
 
 use resilience_sim::model::tick::TickConfig;
-use resilience_sim::policy::bulkhead::BulkheadConfig;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::resilience4j::Instance;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::{JsCast, JsValue};
 
 use crate::embed::Snippets;
+use crate::settings_form::SettingsDraft;
 
-/// What the config dialog shows: Spring Boot YAML and Java.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+/// What the config dialog shows: Spring Boot YAML, `.properties` and Java.
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct ConfigText {
     pub yaml: String,
     pub properties: String,
@@ -45,10 +49,131 @@ impl From<Vec<String>> for Refused {
     }
 }
 
-/// A pasted fragment for a tick demo, read and checked against its settings: the breaker's
-/// and the bulkhead's settings to play, or the refusal. Only these cross back, so a page
-/// decodes two configs, not every policy the reader knows.
-type TickImport = Result<(CircuitBreakerConfig, BulkheadConfig, Vec<String>), Refused>;
+/// A pasted fragment for a tick demo, read and checked against its settings: the settings
+/// to play, as the link's (name, text) pairs that differ from the demo's, and what the
+/// page says about the rest of the fragment; or the refusal.
+pub type TickImport = Result<TickImported, Refused>;
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TickImported {
+    pub settings: Vec<(String, String)>,
+    pub notes: Vec<String>,
+}
+
+/// The records that cross between the parts: query strings (`key=value&…`, values
+/// percent-encoded), read back by the links' own reader. A key may repeat (one `note` per
+/// note).
+pub mod record {
+    use crate::url_state::{encode, query_pairs};
+
+    pub fn write<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> String {
+        let pairs: Vec<String> = pairs
+            .into_iter()
+            .map(|(key, value)| format!("{key}={}", encode(value)))
+            .collect();
+        pairs.join("&")
+    }
+
+    pub fn read(text: &str) -> Vec<(String, String)> {
+        query_pairs(text).collect()
+    }
+
+    /// Every value of `key`, in order.
+    pub fn all(pairs: &[(String, String)], key: &str) -> Vec<String> {
+        pairs
+            .iter()
+            .filter(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .collect()
+    }
+
+    /// The first value of `key`, or empty.
+    pub fn one(pairs: &[(String, String)], key: &str) -> String {
+        pairs
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    }
+}
+
+impl ConfigText {
+    pub fn to_record(&self) -> String {
+        record::write([
+            ("yaml", self.yaml.as_str()),
+            ("properties", &self.properties),
+            ("java", &self.java),
+        ])
+    }
+
+    pub fn from_record(text: &str) -> Self {
+        let pairs = record::read(text);
+        ConfigText {
+            yaml: record::one(&pairs, "yaml"),
+            properties: record::one(&pairs, "properties"),
+            java: record::one(&pairs, "java"),
+        }
+    }
+}
+
+/// A [`TickImport`] as a record: `outcome=applied&settings=…&note=…` or
+/// `outcome=refused&problem=…&instance=…`.
+pub fn tick_import_record(import: &TickImport) -> String {
+    match import {
+        Ok(imported) => {
+            let settings = record::write(
+                imported
+                    .settings
+                    .iter()
+                    .map(|(k, v)| (k.as_str(), v.as_str())),
+            );
+            let notes = imported.notes.iter().map(|n| ("note", n.as_str()));
+            record::write(
+                [("outcome", "applied"), ("settings", &settings)]
+                    .into_iter()
+                    .chain(notes),
+            )
+        }
+        Err(refused) => record::write(
+            [("outcome", "refused")]
+                .into_iter()
+                .chain(refused.problems.iter().map(|p| ("problem", p.as_str())))
+                .chain(refused.instances.iter().map(|i| ("instance", i.as_str()))),
+        ),
+    }
+}
+
+/// [`tick_import_record`] read back.
+pub fn read_tick_import(text: &str) -> TickImport {
+    let pairs = record::read(text);
+    if record::one(&pairs, "outcome") == "applied" {
+        Ok(TickImported {
+            settings: record::read(&record::one(&pairs, "settings")),
+            notes: record::all(&pairs, "note"),
+        })
+    } else {
+        Err(Refused {
+            problems: record::all(&pairs, "problem"),
+            instances: record::all(&pairs, "instance"),
+        })
+    }
+}
+
+/// A tick demo's settings: demo `demo`'s, with its link's settings `settings` (a query
+/// string of (name, text) pairs) applied, as the page plays them.
+pub fn tick_config(demo: u32, settings: &str) -> Result<TickConfig, Vec<String>> {
+    let info = resilience_sim::scenario::catalogue::demo(demo)
+        .ok_or_else(|| vec![format!("There is no demo {demo}.")])?;
+    let tick = info.scenario().tick;
+    let pairs = record::read(settings);
+    let (circuit_breaker, bulkhead) =
+        crate::settings_form::with_settings(&tick.circuit_breaker, &tick.bulkhead, &pairs)?;
+    Ok(TickConfig {
+        circuit_breaker,
+        bulkhead,
+        ..tick
+    })
+}
 
 /// A pasted fragment for the breaker sandbox: the breaker's settings and what the page
 /// says about the rest of the fragment, or the refusal.
@@ -69,55 +194,96 @@ pub mod exports {
         h
     }
 
-    /// Instances (an array) as Spring Boot YAML, `.properties` and Java: a [`ConfigText`].
-    pub fn resilience4j_text(instances: JsValue) -> Result<JsValue, JsValue> {
+    /// Instances (an array) as Spring Boot YAML, `.properties` and Java: a [`ConfigText`]
+    /// record.
+    pub fn resilience4j_text(instances: JsValue) -> Result<String, JsValue> {
         let instances: Vec<Instance> = from_js(instances)?;
-        to_js(&ConfigText {
+        Ok(ConfigText {
             yaml: resilience4j::to_yaml(&instances),
             properties: resilience4j::to_properties(&instances),
             java: resilience4j::to_java(&instances),
-        })
+        }
+        .to_record())
     }
 
-    /// A tick demo's settings (a `TickConfig`) as Spring Boot YAML, `.properties` and Java.
-    pub fn tick_config_text(tick: JsValue) -> Result<JsValue, JsValue> {
-        let tick: TickConfig = from_js(tick)?;
-        let instances = resilience4j::tick_instances(&tick);
-        to_js(&ConfigText {
-            yaml: resilience4j::to_yaml(&instances),
-            properties: resilience4j::to_properties(&instances),
-            java: resilience4j::to_java(&instances),
-        })
-    }
-
-    /// A pasted `application.yml` or `.properties` fragment for a tick demo whose settings
-    /// are `tick` (a `TickConfig`), its instances named `instance` playing recommendations
-    /// (empty: those named `recommendations`, else the only one): a [`TickImport`].
-    pub fn read_for_tick(text: &str, tick: JsValue, instance: &str) -> Result<JsValue, JsValue> {
-        let tick: TickConfig = from_js(tick)?;
-        let name = role(instance, resilience4j::RECOMMENDATIONS);
-        let read: TickImport = match resilience4j::read_fragment(text, None) {
-            Err(all) => Err(problems(all).into()),
-            Ok(fragment) => {
-                let played = resilience4j::tick_roles(&fragment.instances, name);
-                let sources = sources(&fragment, played);
-                resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
-                    .map(|(breaker, bulkhead)| {
-                        let mut notes = not_read(fragment.not_read.clone());
-                        notes.extend(sources);
-                        // What the import noted: instances read but not used, and the
-                        // played instances' own notes.
-                        if let Ok(import) =
-                            resilience4j::import_tick_as(&tick, &fragment.instances, name)
-                        {
-                            notes.extend(problems(import.notes));
-                        }
-                        (breaker, bulkhead, notes)
-                    })
-                    .map_err(|all| refused(all, &fragment.instances))
-            }
+    /// A lab's settings, as its link `query` (`demo=12&queueCapacity=200`) says, as Spring
+    /// Boot YAML, `.properties` and Java: a [`ConfigText`] record. The labs whose link
+    /// says all of their config (8, 9, 11, 12, 13).
+    pub fn lab_config_text(query: &str) -> Result<String, JsValue> {
+        use crate::course::lab_frame::config_from_link;
+        use resilience_sim::resilience4j::labs::LabResilience4j;
+        use resilience_sim::scenario::catalogue::{self, Lab};
+        use resilience_sim::scenario::{brownout_lab, checkout_lab, labs, pool_lab};
+        let demo = crate::url_state::query_pairs(query)
+            .find(|(name, _)| name == "demo")
+            .and_then(|(_, value)| value.parse::<u32>().ok());
+        let instances = match demo.and_then(catalogue::lab).map(|info| info.lab) {
+            Some(Lab::Amplification) => config_from_link::<labs::AmplificationLab>(query)
+                .0
+                .resilience4j(),
+            Some(Lab::Jitter) => config_from_link::<labs::JitterLab>(query).0.resilience4j(),
+            Some(Lab::Pool) => config_from_link::<pool_lab::PoolLab>(query)
+                .0
+                .resilience4j(),
+            Some(Lab::Brownout) => config_from_link::<brownout_lab::BrownoutLab>(query)
+                .0
+                .resilience4j(),
+            Some(Lab::Checkout) => config_from_link::<checkout_lab::CheckoutLab>(query)
+                .0
+                .resilience4j(),
+            _ => return Err(JsValue::from_str("not a lab whose link says its config")),
         };
-        to_js(&read)
+        Ok(ConfigText {
+            yaml: resilience4j::to_yaml(&instances),
+            properties: resilience4j::to_properties(&instances),
+            java: resilience4j::to_java(&instances),
+        }
+        .to_record())
+    }
+
+    /// Demo `demo`'s settings with its link's `settings` applied ([`tick_config`]) as
+    /// Spring Boot YAML, `.properties` and Java: a [`ConfigText`] record.
+    pub fn tick_config_text(demo: u32, settings: &str) -> Result<String, JsValue> {
+        let tick = tick_config(demo, settings).map_err(|e| JsValue::from(e.join(" ")))?;
+        let instances = resilience4j::tick_instances(&tick);
+        Ok(ConfigText {
+            yaml: resilience4j::to_yaml(&instances),
+            properties: resilience4j::to_properties(&instances),
+            java: resilience4j::to_java(&instances),
+        }
+        .to_record())
+    }
+
+    /// A pasted `application.yml` or `.properties` fragment for demo `demo` played with
+    /// its link's `settings`, its instances named `instance` playing recommendations
+    /// (empty: those named `recommendations`, else the only one): a [`TickImport`] record
+    /// whose settings are the link's for the result.
+    pub fn read_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> String {
+        tick_import_record(&import_for_tick(text, demo, settings, instance))
+    }
+
+    /// [`read_for_tick`] before it is written as a record.
+    pub fn import_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> TickImport {
+        let tick = tick_config(demo, settings).map_err(Refused::from)?;
+        let name = role(instance, resilience4j::RECOMMENDATIONS);
+        let fragment = resilience4j::read_fragment(text, None).map_err(|all| problems(all))?;
+        let played = resilience4j::tick_roles(&fragment.instances, name);
+        let sources = sources(&fragment, played);
+        let (breaker, bulkhead) = resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
+            .map_err(|all| refused(all, &fragment.instances))?;
+        let mut notes = not_read(fragment.not_read.clone());
+        notes.extend(sources);
+        // What the import noted: instances read but not used, and the played instances'
+        // own notes.
+        if let Ok(import) = resilience4j::import_tick_as(&tick, &fragment.instances, name) {
+            notes.extend(problems(import.notes));
+        }
+        // The link's settings for what was read: those that differ from the demo's.
+        let demo_s = tick_config(demo, "").map_err(Refused::from)?;
+        let settings = SettingsDraft::from_configs(&breaker, &bulkhead).differences(
+            &SettingsDraft::from_configs(&demo_s.circuit_breaker, &demo_s.bulkhead),
+        );
+        Ok(TickImported { settings, notes })
     }
 
     /// A pasted fragment for the breaker sandbox, checked on a sandbox of its own, its
@@ -201,9 +367,11 @@ pub mod exports {
         )
     }
 
-    /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`.
-    pub fn embed_snippets(base: &str, link: &str, title: &str) -> Result<JsValue, JsValue> {
-        to_js(&snippets(base, link, title))
+    /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`, as a
+    /// record (`iframe=…&script=…`).
+    pub fn embed_snippets(base: &str, link: &str, title: &str) -> String {
+        let both = snippets(base, link, title);
+        record::write([("iframe", both.iframe.as_str()), ("script", &both.script)])
     }
 }
 
@@ -223,28 +391,32 @@ pub async fn teacher_notes_html(number: u32) -> Result<String, String> {
 /// [`exports::resilience4j_text`], from any part.
 pub async fn resilience4j_text(instances: &[Instance]) -> Result<ConfigText, String> {
     let value = call("resilience4j_text", &[to_js(instances).map_err(message)?]).await?;
-    from_js(value).map_err(message)
+    Ok(ConfigText::from_record(&text_of(value)?))
 }
 
-/// [`exports::tick_config_text`], from a tick demo.
-pub async fn tick_config_text(tick: &TickConfig) -> Result<ConfigText, String> {
-    let value = call("tick_config_text", &[to_js(tick).map_err(message)?]).await?;
-    from_js(value).map_err(message)
+/// [`exports::lab_config_text`], from a lab whose link says its config.
+pub async fn lab_config_text(link: &str) -> Result<ConfigText, String> {
+    let value = call("lab_config_text", &[link.into()]).await?;
+    Ok(ConfigText::from_record(&text_of(value)?))
 }
 
-/// [`exports::read_for_tick`], from a tick demo.
+/// [`exports::tick_config_text`], from a tick demo: demo `demo` with its link's
+/// `settings` (a query string).
+pub async fn tick_config_text(demo: u32, settings: &str) -> Result<ConfigText, String> {
+    let value = call("tick_config_text", &[demo.into(), settings.into()]).await?;
+    Ok(ConfigText::from_record(&text_of(value)?))
+}
+
+/// [`exports::read_for_tick`], from a tick demo: demo `demo` with its link's `settings`.
 pub async fn read_for_tick(
     text: &str,
-    tick: &TickConfig,
+    demo: u32,
+    settings: &str,
     instance: &str,
 ) -> Result<TickImport, String> {
-    let tick = to_js(tick).map_err(message)?;
-    let value = call(
-        "read_for_tick",
-        &[JsValue::from_str(text), tick, JsValue::from_str(instance)],
-    )
-    .await?;
-    from_js(value).map_err(message)
+    let args = [text.into(), demo.into(), settings.into(), instance.into()];
+    let value = call("read_for_tick", &args).await?;
+    Ok(read_tick_import(&text_of(value)?))
 }
 
 /// [`exports::read_for_sandbox`], from the breaker sandbox.
@@ -260,7 +432,11 @@ pub async fn read_for_sandbox(text: &str, instance: &str) -> Result<SandboxImpor
 /// [`exports::embed_snippets`], from any part.
 pub async fn embed_snippets(base: &str, link: &str, title: &str) -> Result<Snippets, String> {
     let value = call("embed_snippets", &[base.into(), link.into(), title.into()]).await?;
-    from_js(value).map_err(message)
+    let pairs = record::read(&text_of(value)?);
+    Ok(Snippets {
+        iframe: record::one(&pairs, "iframe"),
+        script: record::one(&pairs, "script"),
+    })
 }
 
 #[wasm_bindgen::prelude::wasm_bindgen]
@@ -283,6 +459,11 @@ async fn call(name: &str, args: &[JsValue]) -> Result<JsValue, String> {
         .map_err(unavailable)?;
     let list: js_sys::Array = args.iter().collect();
     function.apply(&JsValue::NULL, &list).map_err(message)
+}
+
+/// A record that came back (a string), or the page's message.
+fn text_of(value: JsValue) -> Result<String, String> {
+    value.as_string().ok_or_else(|| message(value))
 }
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {

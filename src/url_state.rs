@@ -377,7 +377,7 @@ mod tests {
         assert!(state.settings.is_empty() && state.changes.is_empty());
         // Near misses of ours get a notice, each.
         let (_, problems) = UrlState::parse(
-            "demos=4&T=2&change=2.slow&failureRateTreshold=60&sliding_window_size=3&maxWaitDuration=1s",
+            "demos=4&T=2&change=2.slow&failureRateTreshold=60&sliding_window_size=3&maxWaitDurationInOpen=1s",
         );
         assert_eq!(problems.len(), 6, "{problems:?}");
     }
@@ -434,13 +434,13 @@ mod tests {
     }
 
     #[test]
-    fn every_setting_of_the_form_is_a_link_parameter_and_nothing_else_is() {
+    fn every_setting_is_a_link_parameter_and_nothing_else_is() {
         for f in &settings_form::FIELDS {
             let (state, problems) = UrlState::parse(&format!("{}=7", f.name));
             assert!(problems.is_empty(), "{problems:?}");
             assert_eq!(state.settings, vec![(f.name.to_string(), "7".to_string())]);
         }
-        let (state, problems) = UrlState::parse("slidingwindowsize=7&maxWaitDuration=1s");
+        let (state, problems) = UrlState::parse("slidingwindowsize=7&recordException=A");
         assert!(state.settings.is_empty());
         assert_eq!(problems.len(), 2, "{problems:?}");
         assert!(problems.iter().all(|p| p.contains("is not known")));

@@ -591,6 +591,11 @@ fn field_text_of(kind: FieldKind, text: &FieldText) -> String {
             })
         }
         FieldKind::Choice(options) => pad(options[i.index(options.len())].to_string()),
+        FieldKind::Switch => pad(["true", "false"][i.index(2)].to_string()),
+        FieldKind::Number => pad(format!("{}", 1.0 + i.index(40) as f64 / 8.0)),
+        FieldKind::Classes => pad(["IOException", "java.io.IOException,NotFoundException", ""]
+            [i.index(3)]
+        .to_string()),
     }
 }
 

@@ -35,19 +35,28 @@ fn install_tools() {
     );
     set(
         "resilience4j_text",
-        Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(exports::resilience4j_text)
+        Closure::<dyn Fn(JsValue) -> Result<String, JsValue>>::new(exports::resilience4j_text)
             .into_js_value(),
+    );
+    set(
+        "lab_config_text",
+        Closure::<dyn Fn(String) -> Result<String, JsValue>>::new(|query: String| {
+            exports::lab_config_text(&query)
+        })
+        .into_js_value(),
     );
     set(
         "tick_config_text",
-        Closure::<dyn Fn(JsValue) -> Result<JsValue, JsValue>>::new(exports::tick_config_text)
-            .into_js_value(),
+        Closure::<dyn Fn(u32, String) -> Result<String, JsValue>>::new(
+            |demo: u32, settings: String| exports::tick_config_text(demo, &settings),
+        )
+        .into_js_value(),
     );
     set(
         "read_for_tick",
-        Closure::<dyn Fn(String, JsValue, String) -> Result<JsValue, JsValue>>::new(
-            |t: String, tick: JsValue, instance: String| {
-                exports::read_for_tick(&t, tick, &instance)
+        Closure::<dyn Fn(String, u32, String, String) -> String>::new(
+            |t: String, demo: u32, settings: String, instance: String| {
+                exports::read_for_tick(&t, demo, &settings, &instance)
             },
         )
         .into_js_value(),
@@ -61,7 +70,7 @@ fn install_tools() {
     );
     set(
         "embed_snippets",
-        Closure::<dyn Fn(String, String, String) -> Result<JsValue, JsValue>>::new(
+        Closure::<dyn Fn(String, String, String) -> String>::new(
             |b: String, l: String, t: String| exports::embed_snippets(&b, &l, &t),
         )
         .into_js_value(),

@@ -24,18 +24,23 @@ pub fn teacher_notes_html(number: u32) -> String {
 }
 
 #[wasm_bindgen]
-pub fn resilience4j_text(instances: JsValue) -> Result<JsValue, JsValue> {
+pub fn resilience4j_text(instances: JsValue) -> Result<String, JsValue> {
     exports::resilience4j_text(instances)
 }
 
 #[wasm_bindgen]
-pub fn tick_config_text(tick: JsValue) -> Result<JsValue, JsValue> {
-    exports::tick_config_text(tick)
+pub fn lab_config_text(query: &str) -> Result<String, JsValue> {
+    exports::lab_config_text(query)
 }
 
 #[wasm_bindgen]
-pub fn read_for_tick(text: &str, tick: JsValue, instance: &str) -> Result<JsValue, JsValue> {
-    exports::read_for_tick(text, tick, instance)
+pub fn tick_config_text(demo: u32, settings: &str) -> Result<String, JsValue> {
+    exports::tick_config_text(demo, settings)
+}
+
+#[wasm_bindgen]
+pub fn read_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> String {
+    exports::read_for_tick(text, demo, settings, instance)
 }
 
 #[wasm_bindgen]
@@ -44,6 +49,6 @@ pub fn read_for_sandbox(text: &str, instance: &str) -> Result<JsValue, JsValue> 
 }
 
 #[wasm_bindgen]
-pub fn embed_snippets(base: &str, link: &str, title: &str) -> Result<JsValue, JsValue> {
+pub fn embed_snippets(base: &str, link: &str, title: &str) -> String {
     exports::embed_snippets(base, link, title)
 }

@@ -22,7 +22,7 @@ use wasm_bindgen::JsCast;
 
 use super::boxoffice_diagram::{self as diagram, NodeKind, SystemDiagram};
 use super::boxoffice_edit::{entry_id, show_entry, SystemEditor};
-use super::lab_frame::{deferred_lab_state, tools, LabFrame};
+use super::lab_frame::{deferred_lab_state, tools_with_instances, LabFrame};
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::trim;
 use crate::nav::Location;
@@ -981,7 +981,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     let download_name = move || lab.with(file_name);
 
     view! {
-        <LabFrame info=info text=&super::BOXOFFICE_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame info=info text=&super::BOXOFFICE_TEXT location=location tools=tools_with_instances(info.number, state) controls=controls.clone() refused=state.refused
             reset=reset problems=problems
             side=Box::new(move || view! {
                 <fieldset class="box-variants" data-testid="box-variants">

@@ -90,8 +90,30 @@ pub fn deferred_lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>
 }
 
 /// What a lab's page tools read from its session: its link, and its settings in
-/// Resilience4j's words (the engine's mapping, [`LabResilience4j`]).
-pub fn tools<L: LabModel + LabResilience4j>(number: u32, state: LabState<L>) -> LabTools {
+/// Resilience4j's words, which the tools part makes from the link (the lab's config is
+/// whatever its link says: [`config_from_link`]), so the page sends a string, not its
+/// instances.
+pub fn tools<L: LabModel>(number: u32, state: LabState<L>) -> LabTools {
+    LabTools {
+        link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
+        config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {
+            let Some(link) = state.session.try_with_untracked(|s| link_of(number, s)) else {
+                return;
+            };
+            leptos::task::spawn_local(async move {
+                done.run(tools::lab_config_text(&link).await);
+            });
+        }),
+    }
+}
+
+/// [`tools`] for a lab whose config may hold more than its link (the sandbox after an
+/// import, the BoxOffice system whose edits are too long for a link): the page sends its
+/// instances ([`LabResilience4j`]).
+pub fn tools_with_instances<L: LabModel + LabResilience4j>(
+    number: u32,
+    state: LabState<L>,
+) -> LabTools {
     LabTools {
         link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
         config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {

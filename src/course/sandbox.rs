@@ -26,7 +26,7 @@ use resilience_sim::scenario::sandbox::{
 use resilience_sim::Millis;
 use wasm_bindgen::JsCast;
 
-use super::lab_frame::{lab_state, tools, LabFrame};
+use super::lab_frame::{lab_state, tools_with_instances, LabFrame};
 use crate::components::{bind_all, message, LabState};
 use crate::format::trim;
 use crate::nav::Location;
@@ -377,7 +377,7 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
         });
     });
     view! {
-        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools(info.number, state) import=import controls=controls refused=state.refused
+        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools_with_instances(info.number, state) import=import controls=controls refused=state.refused
             reset=Callback::new(move |_| {
                 state.reset();
                 session.update(BreakerSandbox::clear);

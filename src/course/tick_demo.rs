@@ -12,7 +12,7 @@ use resilience_sim::ConfigError;
 
 use crate::course;
 use crate::nav::{address_follows, Location};
-use crate::settings_form::SettingsDraft;
+use crate::settings_form::{self, SettingsDraft};
 use crate::tools;
 use crate::url_state::UrlState;
 use crate::views::breaker::BreakerPanel;
@@ -272,48 +272,63 @@ pub fn TickDemo(
             .with_untracked(|s| url_of(demo_number, s))
             .to_query()
     });
+    // The tools part gets the demo and the link's settings (a query string): the played
+    // settings are the demo's with those applied, so nothing else needs to cross.
+    let settings_query = move || {
+        session.try_with_untracked(|s| {
+            let link = url_of(demo_number, s);
+            tools::record::write(link.settings.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+        })
+    };
     let config = Callback::new(move |done: Callback<Result<tools::ConfigText, String>>| {
-        let Some(tick) = session.try_with_untracked(|s| s.scenario().tick.clone()) else {
-            return;
-        };
-        leptos::task::spawn_local(async move { done.run(tools::tick_config_text(&tick).await) });
-    });
-    let apply =
-        move |(breaker, bulkhead, not_read): (_, _, Vec<String>)| -> Result<String, Vec<String>> {
-            let mut configs = Some((breaker, bulkhead));
-            let mut applied = Ok(0);
-            act(session, &mut |s| {
-                if let Some((b, h)) = configs.take() {
-                    applied = s.apply_settings(b, h);
-                }
-            });
-            let t = applied.map_err(|e| vec![e.to_string()])?;
-            draft.set(session.with_untracked(|s| {
-                let tick = &s.scenario().tick;
-                SettingsDraft::from_configs(&tick.circuit_breaker, &tick.bulkhead)
-            }));
-            field_errors.set(Vec::new());
-            let mut done = format!(
-            "Applied: the run was played again with this configuration from t = 0 up to t = {t}."
-        );
-            for part in not_read {
-                done.push(' ');
-                done.push_str(&part);
-            }
-            Ok(done)
-        };
-    // The tools part reads the fragment against this run's settings; the page plays it.
-    let import = Callback::new(move |pasted: Pasted| {
-        let Some(tick) = session.try_with_untracked(|s| s.scenario().tick.clone()) else {
+        let Some(settings) = settings_query() else {
             return;
         };
         leptos::task::spawn_local(async move {
-            pasted.done.run(
-                match tools::read_for_tick(&pasted.text, &tick, &pasted.instance).await {
-                    Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
-                    Err(unavailable) => Err(vec![unavailable].into()),
-                },
-            );
+            done.run(tools::tick_config_text(demo_number, &settings).await)
+        });
+    });
+    let apply = move |imported: tools::TickImported| -> Result<String, Vec<String>> {
+        let original = session.with_untracked(|s| s.original().tick.clone());
+        let (breaker, bulkhead) = settings_form::with_settings(
+            &original.circuit_breaker,
+            &original.bulkhead,
+            &imported.settings,
+        )?;
+        let not_read = imported.notes;
+        let mut configs = Some((breaker, bulkhead));
+        let mut applied = Ok(0);
+        act(session, &mut |s| {
+            if let Some((b, h)) = configs.take() {
+                applied = s.apply_settings(b, h);
+            }
+        });
+        let t = applied.map_err(|e| vec![e.to_string()])?;
+        draft.set(session.with_untracked(|s| {
+            let tick = &s.scenario().tick;
+            SettingsDraft::from_configs(&tick.circuit_breaker, &tick.bulkhead)
+        }));
+        field_errors.set(Vec::new());
+        let mut done = format!(
+            "Applied: the run was played again with this configuration from t = 0 up to t = {t}."
+        );
+        for part in not_read {
+            done.push(' ');
+            done.push_str(&part);
+        }
+        Ok(done)
+    };
+    // The tools part reads the fragment against this run's settings; the page plays it.
+    let import = Callback::new(move |pasted: Pasted| {
+        let Some(settings) = settings_query() else {
+            return;
+        };
+        leptos::task::spawn_local(async move {
+            let read = tools::read_for_tick(&pasted.text, demo_number, &settings, &pasted.instance);
+            pasted.done.run(match read.await {
+                Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
+                Err(unavailable) => Err(vec![unavailable].into()),
+            });
         });
     });
 
@@ -502,6 +517,7 @@ fn speed_options() -> String {
 #[cfg(test)]
 mod link_tests {
     use super::*;
+    use resilience_sim::policy::circuit_breaker::OpenWaitFunction;
 
     #[test]
     fn the_link_holds_the_applied_settings_and_never_a_draft() {
@@ -527,5 +543,110 @@ mod link_tests {
         (session, _) = open_session(&state, &mut problems);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(url_of(5, &session).to_query(), "demo=5&t=2");
+    }
+
+    /// What a pasted `application.yml` sets beyond the form (exception lists, the
+    /// exponential open wait, the half-open limit, the bulkhead's wait) goes into the link,
+    /// so a reload, or the link sent to someone, plays the same breaker.
+    #[test]
+    fn an_imported_fragment_survives_the_link() {
+        let yaml = "resilience4j:
+  circuitbreaker:
+    instances:
+      recommendations:
+        sliding-window-size: 4
+        minimum-number-of-calls: 4
+        failure-rate-threshold: 50
+        wait-duration-in-open-state: 3s
+        permitted-number-of-calls-in-half-open-state: 2
+        automatic-transition-from-open-to-half-open-enabled: true
+        enable-exponential-backoff: true
+        exponential-backoff-multiplier: 2
+        exponential-max-wait-duration-in-open-state: 12s
+        max-wait-duration-in-half-open-state: 5s
+        record-exceptions:
+          - java.io.IOException
+        ignore-exceptions:
+          - org.springframework.web.client.HttpClientErrorException$NotFound
+  bulkhead:
+    instances:
+      recommendations:
+        max-concurrent-calls: 3
+        max-wait-duration: 0ms
+";
+        let imported = tools::exports::import_for_tick(yaml, 3, "", "").expect("read");
+        let link = UrlState {
+            settings: imported.settings,
+            ..UrlState::demo(3)
+        };
+        let (state, problems) = UrlState::parse(&link.to_query());
+        assert!(problems.is_empty(), "{problems:?}");
+        let mut problems = Vec::new();
+        let (session, _) = open_session(&state, &mut problems);
+        assert!(problems.is_empty(), "{problems:?}");
+        let played = &session.scenario().tick;
+        let b = &played.circuit_breaker;
+        // The engine names its exception classes by their simple names.
+        assert_eq!(b.record_exceptions, ["IOException"]);
+        assert_eq!(b.ignore_exceptions, ["NotFoundException"]);
+        assert_eq!(
+            b.wait_interval_function_in_open_state,
+            Some(OpenWaitFunction::Exponential {
+                initial: 3_000,
+                multiplier: 2.0,
+                max: Some(12_000),
+            })
+        );
+        assert_eq!(b.max_wait_duration_in_half_open_state, 5_000);
+        assert_eq!(played.bulkhead.max_wait_duration, 0);
+        // The link written from that session is the same link.
+        assert_eq!(url_of(3, &session).to_query(), link.to_query());
+        // And the config dialog's text, made from the demo and the link, says the same.
+        let text = tools::exports::tick_config_text(
+            3,
+            &tools::record::write(state.settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
+        )
+        .expect("text");
+        let text = tools::ConfigText::from_record(&text);
+        assert!(
+            text.yaml.contains("exponential-backoff-multiplier: 2"),
+            "{}",
+            text.yaml
+        );
+        assert!(
+            text.yaml.contains("HttpClientErrorException$NotFound"),
+            "{}",
+            text.yaml
+        );
+    }
+
+    #[test]
+    fn the_records_between_the_parts_read_back_as_written() {
+        let odd = "a & b = 50% + c\nline two “quoted” ☃";
+        let applied: tools::TickImport = Ok(tools::TickImported {
+            settings: vec![
+                ("recordExceptions".into(), "a.B,c.D$E".into()),
+                ("failureRateThreshold".into(), "57.1".into()),
+            ],
+            notes: vec![odd.into(), String::new(), "second".into()],
+        });
+        assert_eq!(
+            tools::read_tick_import(&tools::tick_import_record(&applied)),
+            applied
+        );
+        let refused: tools::TickImport = Err(tools::Refused {
+            problems: vec![odd.into()],
+            instances: vec!["erp".into(), "payments".into()],
+        });
+        assert_eq!(
+            tools::read_tick_import(&tools::tick_import_record(&refused)),
+            refused
+        );
+        let config = tools::ConfigText {
+            yaml: odd.into(),
+            properties: "a=b&c".into(),
+            java: String::new(),
+        };
+        assert_eq!(tools::ConfigText::from_record(&config.to_record()), config);
     }
 }

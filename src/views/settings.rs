@@ -87,7 +87,7 @@ pub fn SettingsPanel(
             <summary>"Settings (Resilience4j names)"</summary>
             <p class="muted">"One tick is one second of virtual time. Applying settings plays the run again with them, up to the tick you are at."</p>
             <form class="settings-form" on:submit=move |ev| { ev.prevent_default(); apply(); }>
-                {FIELDS.iter().map(|field| {
+                {FIELDS.iter().filter(|field| field.form).map(|field| {
                     let name = field.name;
                     let id = format!("setting-{name}");
                     let error_id = format!("{id}-error");

@@ -673,13 +673,13 @@ impl<'a> Hierarchy<'a> {
                 let hint = closest(simple)
                     .map(|name| format!(" (did you mean {name}?)"))
                     .unwrap_or_default();
-                let known = "a JDK class (java.lang, java.io, java.net, java.util.concurrent, \
-                             java.time, java.sql...), a Spring RestTemplate or Resilience4j exception";
+                // Short enough for a page's one-line message (300 characters) with a
+                // 40-character name quoted.
+                let known = "a JDK, Spring RestTemplate or Resilience4j exception";
                 if declarable {
                     format!(
                         "`{shown}` is not an exception this simulation knows{hint}: name {known}, \
-                         or declare it with its parent in the breaker's \"exceptions\", e.g. \
-                         {{\"{}\": \"RuntimeException\"}}",
+                         or declare it in the breaker's \"exceptions\": {{\"{}\": \"RuntimeException\"}}",
                         excerpt(simple)
                     )
                 } else {

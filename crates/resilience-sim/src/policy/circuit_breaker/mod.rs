@@ -165,7 +165,7 @@ impl State {
         State::MetricsOnly,
     ];
 
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             State::Closed => "CLOSED",
             State::Open => "OPEN",
