@@ -573,7 +573,6 @@ mod tests {
         let bulkhead = BulkheadConfig {
             max_concurrent_calls: 5,
             max_wait_duration: 250,
-            ..tick_bulkhead_config()
         };
         (breaker, bulkhead)
     }

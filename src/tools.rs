@@ -266,7 +266,7 @@ pub mod exports {
     pub fn import_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> TickImport {
         let tick = tick_config(demo, settings).map_err(Refused::from)?;
         let name = role(instance, resilience4j::RECOMMENDATIONS);
-        let fragment = resilience4j::read_fragment(text, None).map_err(|all| problems(all))?;
+        let fragment = resilience4j::read_fragment(text, None).map_err(problems)?;
         let played = resilience4j::tick_roles(&fragment.instances, name);
         let sources = sources(&fragment, played);
         let (breaker, bulkhead) = resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
