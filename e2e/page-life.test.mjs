@@ -45,9 +45,17 @@ const operate = {
     await page.getByTestId('lab-control-scenario').selectOption('game-day');
     await page.locator('[data-testid=saga-table] tr.current th', { hasText: 'game-day' }).waitFor();
   },
+  14: async (page) => {
+    await page.getByTestId('box-second').waitFor();
+    const before = await page.getByTestId('box-second').textContent();
+    await page.getByTestId('box-forward').click();
+    await page.waitForFunction(
+      (b) => document.querySelector('[data-testid=box-second]').textContent !== b,
+      before, { polling: 100 });
+  },
 };
 
-for (let demo = 1; demo <= 13; demo++) {
+for (let demo = 1; demo <= 14; demo++) {
   test(`Demo ${demo} survives the skip link and a change of the hash`, async () => {
     const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, `?demo=${demo}`);
     await page.getByTestId('demo-heading').waitFor();
