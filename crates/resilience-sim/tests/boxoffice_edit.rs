@@ -8,7 +8,8 @@ use proptest::prelude::*;
 use resilience_sim::model::boxoffice::edit::{
     diff, patched, settings, DoorFeature, Edit, Layer, MAX_COMPONENTS,
 };
-use resilience_sim::model::boxoffice::{self, scenarios, topology::ProbeCheck, Topology};
+use resilience_sim::model::boxoffice::topology::{Action, ProbeCheck};
+use resilience_sim::model::boxoffice::{self, scenarios, Topology};
 use resilience_sim::resilience4j::PolicyConfig;
 use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, Edits, SCENARIOS};
 use resilience_sim::scenario::lab_session::{LabModel, LabSession};
@@ -60,6 +61,19 @@ fn edits_of(t: &Topology) -> Vec<Edit> {
                 });
             }
         }
+        out.push(Edit::AddTimelineEntry {
+            action: Action::Failing,
+            dependency: Some(dep.clone()),
+        });
+    }
+    for action in Action::ALL {
+        out.push(Edit::AddTimelineEntry {
+            action,
+            dependency: None,
+        });
+    }
+    for i in 0..=t.timeline.len() {
+        out.push(Edit::RemoveTimelineEntry(i));
     }
     out
 }
@@ -139,6 +153,77 @@ fn an_edit_back_to_the_scenario_leaves_no_edits() {
         })
         .unwrap();
     assert_eq!(off, l);
+}
+
+/// A fault added on the page is in the run from the second it is set to; removed, the
+/// system is the scenario again.
+#[test]
+fn a_timeline_entry_added_moved_and_removed() {
+    let name = "payment-system";
+    let variant = SCENARIOS.iter().find(|s| s.name == name).unwrap().variants[0].0;
+    let l = lab(name, variant);
+    let t = l.topology().unwrap();
+    let n = t.timeline.len();
+    let added = l
+        .with_edit(&Edit::AddTimelineEntry {
+            action: Action::Down,
+            dependency: Some("payment".into()),
+        })
+        .unwrap();
+    let at = added.topology().unwrap();
+    assert_eq!(at.timeline.len(), n + 1);
+    let entry = &at.timeline[n];
+    // At the scenario's trigger, on the named dependency.
+    assert_eq!(
+        (entry.at_s, entry.action, entry.dependency.as_deref()),
+        (
+            f64::from(t.trigger_s.unwrap()),
+            Action::Down,
+            Some("payment")
+        )
+    );
+    let path = format!("timeline.{n}.atS");
+    assert!(settings(&at)
+        .iter()
+        .any(|s| s.path == path && s.component == format!("timeline.{n}")));
+    let moved = added
+        .with_edit(&Edit::Set {
+            path: path.clone(),
+            value: 10.0,
+        })
+        .unwrap();
+    assert_eq!(moved.topology().unwrap().timeline[n].at_s, 10.0);
+    // Past the longest run is refused.
+    assert!(moved
+        .with_edit(&Edit::Set {
+            path,
+            value: 3_601.0
+        })
+        .is_err());
+    // Down, payment answers no call from second 10; in the scenario it answers until its
+    // own first fault, at 40 s.
+    let served = |l: &BoxOfficeLab| -> Vec<u64> {
+        let run = boxoffice::run(l.topology().unwrap(), name, variant, 1, Some(30)).unwrap();
+        run.seconds[11..30]
+            .iter()
+            .map(|s| s.dependencies.get("payment").map_or(0, |d| d.served))
+            .collect()
+    };
+    assert!(served(&l).iter().all(|n| *n > 0), "{:?}", served(&l));
+    assert!(
+        served(&moved).iter().all(|n| *n == 0),
+        "{:?}",
+        served(&moved)
+    );
+    // Removed, the system is the scenario again, with no edits.
+    assert_eq!(moved.with_edit(&Edit::RemoveTimelineEntry(n)).unwrap(), l);
+    assert!(l.with_edit(&Edit::RemoveTimelineEntry(n)).is_err());
+    assert!(l
+        .with_edit(&Edit::AddTimelineEntry {
+            action: Action::Slow,
+            dependency: Some("nowhere".into()),
+        })
+        .is_err());
 }
 
 #[test]
@@ -569,7 +654,12 @@ fn any_edit(t: &Topology, pick: usize, on: bool, value: f64) -> Edit {
     let clients: Vec<&String> = t.clients.keys().collect();
     let endpoints: Vec<&String> = t.replicas.endpoints.keys().collect();
     let listed = settings(t);
-    match pick % 7 {
+    match pick % 9 {
+        7 => Edit::AddTimelineEntry {
+            action: Action::ALL[pick / 9 % Action::ALL.len()],
+            dependency: None,
+        },
+        8 => Edit::RemoveTimelineEntry(pick / 9 % (t.timeline.len() + 1)),
         0 => {
             let s = &listed[pick / 7 % listed.len()];
             Edit::Set {

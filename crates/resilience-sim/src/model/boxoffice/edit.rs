@@ -16,12 +16,14 @@ use serde_json::{json, Map, Value};
 
 use super::topology::{
     merge_patch, Action, StackSpec, Topology, MAX_DURATION, MAX_EXPECTED_ARRIVALS, MAX_QUEUE,
-    MAX_REPLICAS, MAX_THREADS,
+    MAX_REPLICAS, MAX_SECONDS, MAX_THREADS,
 };
 use crate::ConfigError;
 
 /// The most clients or dependencies an edited system has.
 pub const MAX_COMPONENTS: usize = 8;
+/// The most timeline entries the page adds up to (a file may hold up to 1,000).
+pub const MAX_TIMELINE_EDITS: usize = 50;
 /// The highest rate of one client population the validator accepts (a second).
 const MAX_CLIENT_RPS: f64 = 50_000.0;
 
@@ -199,6 +201,17 @@ pub enum Edit {
     },
     /// Switches a feature of the door (see [`DoorFeature`] for what one switched on is).
     Door { feature: DoorFeature, on: bool },
+    /// A new timeline entry at the scenario's trigger (else a third of the run): a
+    /// dependency's fault names `dependency` (the first dependency when `None`), with a
+    /// stated size: slow answers in 2,000 ms, failing or declining 50 % of calls; demand
+    /// doubles; the replica count grows by one. Its numbers are then settings
+    /// (`timeline.N.atS`, ...).
+    AddTimelineEntry {
+        action: Action,
+        dependency: Option<String>,
+    },
+    /// Removes the timeline's entry number `N` (from 0).
+    RemoveTimelineEntry(usize),
 }
 
 /// A number the learner can change, as the page's list view shows it: one number field.
@@ -489,7 +502,83 @@ pub fn settings(t: &Topology) -> Vec<Setting> {
             );
         }
     }
+    timeline_settings(t, &mut s);
     s.out
+}
+
+/// Each timeline entry's time and its size, as the validator bounds them; the component is
+/// `timeline.N`.
+fn timeline_settings(t: &Topology, s: &mut Settings) {
+    // Demand multiplies every client's rate: the highest factor the run can simulate.
+    let total: f64 = t.clients.values().map(|c| c.rps.max(0.0)).sum();
+    let arrivals = total * f64::from(t.seconds.max(1));
+    let demand_max = if arrivals > 0.0 {
+        ((MAX_EXPECTED_ARRIVALS / arrivals * 10.0).floor() / 10.0).min(100.0)
+    } else {
+        100.0
+    };
+    for (i, e) in t.timeline.iter().enumerate() {
+        s.component(format!("timeline.{i}"));
+        let p = |x: &str| format!("timeline.{i}.{x}");
+        // The validator's bound: a run made shorter (`--seconds`) keeps its later entries.
+        s.add(p("atS"), "At", e.at_s, (0.0, f64::from(MAX_SECONDS)), "s");
+        if e.at_s.fract() != 0.0 {
+            if let Some(last) = s.out.last_mut() {
+                last.step = 0.1;
+            }
+        }
+        let ms = MAX_DURATION as f64;
+        match e.action {
+            Action::Slow => {
+                if let Some(l) = e.latency_ms {
+                    s.add(p("latencyMs"), "Answers in", l as f64, (1.0, ms), "ms");
+                }
+                if let Some(x) = e.factor {
+                    s.add(p("factor"), "Times slower", x, (0.01, 1000.0), "");
+                    if let Some(last) = s.out.last_mut() {
+                        last.step = 0.01;
+                    }
+                }
+            }
+            Action::Failing | Action::Declines => {
+                if let Some(x) = e.percent {
+                    s.add(p("percent"), "Share of calls", x, (0.0, 100.0), "%");
+                    if x.fract() != 0.0 {
+                        if let Some(last) = s.out.last_mut() {
+                            last.step = 0.1;
+                        }
+                    }
+                }
+            }
+            Action::Demand => {
+                if let Some(x) = e.factor {
+                    // The peak bounds the clients' rates: the factor is bounded by them.
+                    s.add(
+                        p("factor"),
+                        "Demand factor",
+                        x,
+                        (0.0, demand_max.max(x.min(100.0))),
+                        "",
+                    );
+                    if let Some(last) = s.out.last_mut() {
+                        last.step = 0.1;
+                    }
+                }
+            }
+            Action::Scale => {
+                if let Some(n) = e.replicas {
+                    s.add(
+                        p("replicas"),
+                        "Replicas",
+                        n.into(),
+                        (0.0, MAX_REPLICAS.into()),
+                        "",
+                    );
+                }
+            }
+            Action::Down | Action::Unreachable | Action::Healthy => {}
+        }
+    }
 }
 
 fn refuse(field: impl Into<String>, message: impl Into<String>) -> ConfigError {
@@ -692,6 +781,61 @@ pub fn apply(doc: &mut Value, edit: &Edit) -> Result<Topology, ConfigError> {
                     stack.insert(layer.field().to_string(), layer.switched_on());
                 } else {
                     stack.remove(layer.field());
+                }
+            }
+            Edit::AddTimelineEntry { action, dependency } => {
+                let list = v
+                    .as_object_mut()
+                    .expect("a topology serializes as an object")
+                    .entry("timeline")
+                    .or_insert_with(|| json!([]));
+                if !list.is_array() {
+                    *list = json!([]);
+                }
+                let list = list.as_array_mut().expect("made an array");
+                if list.len() >= MAX_TIMELINE_EDITS {
+                    return Err(refuse("timeline", "at most 50 entries on the page"));
+                }
+                let at = this.trigger_s.unwrap_or(this.seconds / 3);
+                let mut entry = json!({"atS": at, "do": action.name()});
+                if action.changes_a_dependency() {
+                    let name = match dependency {
+                        Some(name) if this.dependencies.contains_key(name) => name.clone(),
+                        Some(name) => {
+                            return Err(refuse(
+                                "timeline",
+                                format!("there is no dependency “{name}”"),
+                            ))
+                        }
+                        None => this.dependencies.keys().next().cloned().ok_or_else(|| {
+                            refuse("timeline", "there is no dependency for a fault to change")
+                        })?,
+                    };
+                    entry["dependency"] = json!(name);
+                }
+                match action {
+                    Action::Slow => entry["latencyMs"] = json!(2_000),
+                    Action::Failing | Action::Declines => entry["percent"] = json!(50),
+                    Action::Demand => entry["factor"] = json!(2),
+                    Action::Scale => {
+                        entry["replicas"] = json!((this.replicas.count + 1).min(MAX_REPLICAS))
+                    }
+                    Action::Down | Action::Unreachable | Action::Healthy => {}
+                }
+                list.push(entry);
+            }
+            Edit::RemoveTimelineEntry(index) => {
+                let list = v.get_mut("timeline").and_then(Value::as_array_mut);
+                match list {
+                    Some(list) if *index < list.len() => {
+                        list.remove(*index);
+                    }
+                    _ => {
+                        return Err(refuse(
+                            "timeline",
+                            format!("there is no entry {index} on the timeline"),
+                        ))
+                    }
                 }
             }
             Edit::Door { feature, on } => {

@@ -87,6 +87,30 @@ pub fn set_path(
         return Err(ConfigError::new(path, "is not a setting's path (a.b.c)"));
     }
     for (i, part) in parts.iter().enumerate() {
+        // An array's entry by its index (`timeline.0.atS`): an entry that is there.
+        if node.is_array() {
+            let len = node.as_array().map_or(0, Vec::len);
+            let index = part
+                .parse::<usize>()
+                .ok()
+                .filter(|n| *n < len)
+                .ok_or_else(|| {
+                    ConfigError::new(
+                        path,
+                        format!(
+                            "“{}” has {len} entries, numbered from 0",
+                            parts[..i].join(".")
+                        ),
+                    )
+                })?;
+            let slot = &mut node.as_array_mut().expect("checked")[index];
+            if i + 1 == parts.len() {
+                *slot = v;
+                return Ok(());
+            }
+            node = slot;
+            continue;
+        }
         if !node.is_object() {
             return Err(ConfigError::new(
                 path,

@@ -428,6 +428,52 @@ pub enum Action {
     Scale,
 }
 
+impl Action {
+    pub const ALL: [Action; 8] = [
+        Action::Slow,
+        Action::Failing,
+        Action::Down,
+        Action::Unreachable,
+        Action::Declines,
+        Action::Healthy,
+        Action::Demand,
+        Action::Scale,
+    ];
+
+    /// The scenario file's name (`"do": "slow"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            Action::Slow => "slow",
+            Action::Failing => "failing",
+            Action::Down => "down",
+            Action::Unreachable => "unreachable",
+            Action::Declines => "declines",
+            Action::Healthy => "healthy",
+            Action::Demand => "demand",
+            Action::Scale => "scale",
+        }
+    }
+
+    /// What the entry does, in a few words for the page.
+    pub fn label(self) -> &'static str {
+        match self {
+            Action::Slow => "a dependency gets slow",
+            Action::Failing => "a dependency fails calls",
+            Action::Down => "a dependency refuses connections",
+            Action::Unreachable => "a dependency stops answering",
+            Action::Declines => "a dependency declines calls",
+            Action::Healthy => "a dependency is healthy again",
+            Action::Demand => "demand changes",
+            Action::Scale => "the replica count changes",
+        }
+    }
+
+    /// Whether the entry changes a dependency (and so names one).
+    pub fn changes_a_dependency(self) -> bool {
+        !matches!(self, Action::Demand | Action::Scale)
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TimelineEvent {
@@ -884,15 +930,7 @@ impl Topology {
                     format!("must be between 0 and {MAX_SECONDS}")
                 )));
             }
-            let needs_dependency = matches!(
-                e.action,
-                Action::Slow
-                    | Action::Failing
-                    | Action::Down
-                    | Action::Unreachable
-                    | Action::Declines
-                    | Action::Healthy
-            );
+            let needs_dependency = e.action.changes_a_dependency();
             match (&e.dependency, needs_dependency) {
                 (None, true) => push!(Err(err(
                     f("dependency"),
