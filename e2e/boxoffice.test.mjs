@@ -165,3 +165,34 @@ test('Demo 14: the learner changes the system by keyboard and by mouse; the link
   assert.deepEqual(again.problems, []);
   await again.page.close();
 });
+
+test('Demo 14: the learner adds a fault to the timeline, moves it, and the run follows', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14');
+  await ran(page);
+  const entries = page.locator('[data-testid=box-timeline] > li');
+  const before = await entries.count();
+  // By keyboard: choose what happens, then add it.
+  await page.getByTestId('box-new-action').selectOption({ label: 'a dependency refuses connections' });
+  await page.getByTestId('box-add-entry').focus();
+  await page.keyboard.press('Enter');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=box-timeline] > li').length === n + 1, before, { polling: 100 });
+  const added = entries.nth(before);
+  assert.match(await added.textContent(), /a dependency refuses connections \(payment\)/);
+  // The focus stays on the add button across the redraw.
+  await page.waitForFunction(() => document.activeElement?.id === 'box-new-action' || document.activeElement?.dataset.testid === 'box-add-entry');
+  // Moved to 5 s: payment is down from then on, in the diagram.
+  const at = page.locator(`input[data-path="timeline.${before}.atS"]`);
+  await at.fill('5');
+  await at.dispatchEvent('change');
+  await entries.nth(before).filter({ hasText: /^At 5 s: / }).waitFor();
+  await page.getByTestId('box-scrubber').fill('8');
+  await page.getByTestId('box-system').filter({ hasText: /payment \(down\)/ }).waitFor({ timeout: 30000 });
+  // The address carries the timeline.
+  await page.waitForFunction(() => decodeURIComponent(location.search).includes('"timeline"'), null, { polling: 100 });
+  // Removed: the scenario's own system again.
+  await entries.nth(before).getByTestId('box-remove-entry').click();
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=box-timeline] > li').length === n, before, { polling: 100 });
+  await page.getByTestId('box-edit-summary').filter({ hasText: /scenario's own system/ }).waitFor();
+  assert.deepEqual(problems, []);
+  await page.close();
+});

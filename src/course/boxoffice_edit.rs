@@ -1,16 +1,18 @@
 //! Demo 14's list view of the system: every component with its numbers, the door's
-//! features, each dependency's callers and stack layers, add and remove; by keyboard and
+//! features, each dependency's callers and stack layers, the timeline's entries (when a
+//! fault starts and ends, demand, scaling), add and remove; by keyboard and
 //! screen reader as much as by mouse (a box clicked in the diagram brings its entry here).
 //! Each change is an [`Edit`] sent to the page, which asks the engine to make it; nothing
 //! here decides what the system is.
 
 use leptos::prelude::*;
 use resilience_sim::model::boxoffice::edit::{settings, DoorFeature, Edit, Layer, Setting};
-use resilience_sim::model::boxoffice::topology::Topology;
+use resilience_sim::model::boxoffice::topology::{Action, Topology};
 use wasm_bindgen::JsCast;
 
 use super::boxoffice_diagram::NodeKind;
 use crate::format::trim;
+use crate::views::html::Html;
 
 /// The id of a component's entry in the list.
 pub fn entry_id(t: &Topology, kind: &NodeKind) -> String {
@@ -95,6 +97,14 @@ pub fn SystemEditor(
     on_edit: Callback<Edit>,
     problem: RwSignal<Option<String>>,
 ) -> impl IntoView {
+    // What the timeline's add row will add: kept across the list's redraws.
+    let new_action = RwSignal::new(0usize);
+    let new_dependency = RwSignal::new(String::new());
+    let add_entry = move |_| {
+        let action = Action::ALL[new_action.get_untracked() % Action::ALL.len()];
+        let dependency = Some(new_dependency.get_untracked()).filter(|d| !d.is_empty());
+        on_edit.run(Edit::AddTimelineEntry { action, dependency });
+    };
     let list = move || {
         topology.with(|t| {
             let t = t.as_ref()?;
@@ -203,6 +213,45 @@ pub fn SystemEditor(
                     }
                 })
                 .collect_view();
+            let entries = t
+                .timeline
+                .iter()
+                .enumerate()
+                .map(|(i, e)| {
+                    let what = match &e.dependency {
+                        Some(d) => format!("{} ({d})", e.action.label()),
+                        None => e.action.label().to_string(),
+                    };
+                    let late = e.at_s > f64::from(t.seconds);
+                    view! {
+                        <li class="box-timeline-entry" id=format!("box-edit-timeline-{i}") tabindex="-1">
+                            <p><strong>{format!("At {} s: ", trim(e.at_s))}</strong>{what}
+                                {late.then_some(" — after the run's end: it never happens")}</p>
+                            {fields(&format!("timeline.{i}"))}
+                            <button type="button" class="secondary" data-testid="box-remove-entry"
+                                on:click=move |_| on_edit.run(Edit::RemoveTimelineEntry(i))>
+                                "Remove this entry"
+                            </button>
+                        </li>
+                    }
+                })
+                .collect_view();
+            // The options as markup, as the config dialog's instance choice is written: a
+            // view of `<option>`s costs a part about 2 KB gzip (docs/bundles.md).
+            let mut action_options = String::new();
+            for (i, action) in Action::ALL.into_iter().enumerate() {
+                action_options.raw("<option value=\"").num(i as u64);
+                action_options.raw(if new_action.get_untracked() == i { "\" selected>" } else { "\">" });
+                action_options.text(action.label()).raw("</option>");
+            }
+            let chosen = new_dependency.get_untracked();
+            let mut dependency_options = String::new();
+            for name in t.dependencies.keys() {
+                dependency_options.raw("<option value=\"").text(name);
+                dependency_options.raw(if *name == chosen { "\" selected>" } else { "\">" });
+                dependency_options.text(name).raw("</option>");
+            }
+            let seconds = t.seconds;
             Some(view! {
                 <ul class="box-edit-list" data-testid="box-edit-list">
                     <li class="box-entry" id="box-edit-replicas" tabindex="-1">
@@ -219,6 +268,28 @@ pub fn SystemEditor(
                     </li>
                     {clients}
                     {dependencies}
+                    <li class="box-entry box-timeline" id="box-edit-timeline" tabindex="-1">
+                        <h3>"The timeline"</h3>
+                        <p class="muted">{format!("What happens during the run's {seconds} seconds. A fault lasts until an entry makes the dependency healthy again.")}</p>
+                        <ol class="box-timeline-list" data-testid="box-timeline">{entries}</ol>
+                        <label class="box-field">
+                            <span>"What happens"</span>
+                            <select id="box-new-action" data-testid="box-new-action"
+                                on:change=move |ev| new_action.set(event_target_value(&ev).parse().unwrap_or(0))
+                                inner_html=action_options>
+                            </select>
+                        </label>
+                        <label class="box-field">
+                            <span>"To which dependency"</span>
+                            <select id="box-new-dependency" data-testid="box-new-dependency"
+                                on:change=move |ev| new_dependency.set(event_target_value(&ev))
+                                inner_html=dependency_options>
+                            </select>
+                        </label>
+                        <button type="button" data-testid="box-add-entry" on:click=add_entry>
+                            "Add to the timeline"
+                        </button>
+                    </li>
                     <li class="box-entry box-add">
                         <button type="button" data-testid="box-add-client" on:click=move |_| on_edit.run(Edit::AddClient)>
                             "Add a client population"
