@@ -4,7 +4,7 @@
 // a minute per line); run it against a built and served dist/:
 //
 //   node scripts/serve-dist.mjs dist 8123 &
-//   BASE_URL=http://127.0.0.1:8123/ node scripts/interaction-timing.mjs
+//   BASE_URL=http://127.0.0.1:8123/ node scripts/interaction-timing.mjs   (DEMO=14: one demo)
 import { launchBrowser, openPage } from '../e2e/support.mjs';
 
 const CHANGES = 30;
@@ -20,10 +20,15 @@ const INTERACTIONS = [
   [11, 'change', 'lab-control-bulkhead', ['none', 'semaphore', 'thread-pool']],
   [11, 'input', 'lab-control-vendorSlowAtS', ['10', '30', '50', '20']],
   [14, 'input', 'box-scrubber', ['5', '30', '12', '50', '23']],
+  [14, 'change', 'lab-control-scenario', ['retry-storm', 'payment-system', 'cascading-failure']],
+  // An edit of the system: each click adds a timeline entry, and the run is made again.
+  [14, 'click', 'box-add-entry', []],
 ];
+// DEMO=14 measures one demo's lines only.
+const ONLY = process.env.DEMO ? Number(process.env.DEMO) : null;
 
 const browser = await launchBrowser();
-for (const [demo, kind, testid, values] of INTERACTIONS) {
+for (const [demo, kind, testid, values] of INTERACTIONS.filter(([d]) => ONLY === null || d === ONLY)) {
   const { page } = await openPage(browser, { width: 1280, height: 800 }, `?demo=${demo}`);
   await page.getByTestId(testid).waitFor();
   await page.waitForTimeout(1500);

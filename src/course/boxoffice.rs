@@ -714,7 +714,21 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     });
 
     let lab = Memo::new(move |_| session.with(|s| s.config().clone()));
-    let topology = Memo::new(move |_| lab.with(|l| l.topology().ok()));
+    // The system's diagram and list view are drawn in a task of their own after a change:
+    // a new scenario redraws its text, charts and controls in one task and the system in
+    // the next, each within a frame's budget (measured: scripts/interaction-timing.mjs).
+    let topology = RwSignal::new(lab.with_untracked(|l| l.topology().ok()));
+    Effect::new(move |_| {
+        let next = lab.with(|l| l.topology().ok());
+        if topology.with_untracked(|t| *t != next) {
+            set_timeout(
+                move || {
+                    topology.try_set(next);
+                },
+                Duration::ZERO,
+            );
+        }
+    });
     let seconds = move || session.with(|s| s.run().as_ref().map_or(0, |r| r.seconds.len() as u32));
     let last = move || seconds().saturating_sub(1);
     let shown = move || view.second.get().min(last());
