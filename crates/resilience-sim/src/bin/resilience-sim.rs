@@ -104,14 +104,15 @@ enum Command {
     /// lists them.
     Lab {
         /// amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12),
-        /// checkout (Demo 13) or boxoffice (Demo 14's engine).
+        /// checkout (Demo 13), boxoffice (Demo 14's engine) or retry-policies (Demo 15).
         lab: String,
         /// `--NAME VALUE` per control (durations in ms, or as `2s` or `1500ms`);
         /// amplification also takes `--policy none|retries|budget` (default retries);
         /// pool also takes `--bulkhead N`, `--bulkhead-kind` and kebab-case names;
         /// brownout takes kebab-case names and `--queue N`; boxoffice takes `--scenario`,
         /// `--variant`, `--seed`, `--seconds`, `--file` and any setting of the scenario
-        /// file by its path (`--dependencies.payment.workers 20`).
+        /// file by its path (`--dependencies.payment.workers 20`); retry-policies takes
+        /// `--experiment sweep|map`, `--policies LIST`, `--seed N` and the grid's axes.
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -124,13 +125,14 @@ enum Command {
 fn main() -> ExitCode {
     // `lab --help` lists every control, read from the labs' tables.
     let help = format!(
-        "{}\n\n{}\n\n{}\n\n{}\n\n{}\n\n{}",
+        "{}\n\n{}\n\n{}\n\n{}\n\n{}\n\n{}\n\n{}",
         controls_help::<AmplificationLab>(),
         controls_help::<JitterLab>(),
         controls_help::<PoolLab>(),
         controls_help::<BrownoutLab>(),
         controls_help::<CheckoutLab>(),
-        boxoffice_help()
+        boxoffice_help(),
+        retry_policies_help()
     );
     let command = Cli::command().mut_subcommand("lab", |lab| lab.after_help(help));
     let parsed = command
@@ -326,8 +328,9 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                 Ok(vec![value.to_string()])
             }
             "boxoffice" => boxoffice_lab(flag_pairs(&controls)?),
+            "retry-policies" => retry_policies_lab(flag_pairs(&controls)?),
             other => Err(format!(
-                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12), checkout (Demo 13) or boxoffice (Demo 14)"
+                "there is no lab “{other}”: use amplification (Demo 8), jitter (Demo 9), pool (Demo 11), brownout (Demo 12), checkout (Demo 13), boxoffice (Demo 14) or retry-policies (Demo 15)"
             )),
         },
     }
@@ -427,6 +430,144 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
     )
     .map_err(|e| e.to_string())?;
     Ok(vec![serde_json::to_string(&run).map_err(|e| e.to_string())?])
+}
+
+/// `lab retry-policies`: Demo 15's failure sweep or metastability map, in the exact shapes
+/// `{"policies": {NAME: [{"failure_rate", "amplification", "success"}, ...]}}` and
+/// `{"policies": {NAME: [{"load", "trigger_s", "recovered"}, ...]}}`.
+fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
+    use resilience_sim::error::excerpt;
+    use resilience_sim::model::retry_policies::{
+        map, parse_numbers, parse_policies, sweep, MapConfig, SweepConfig,
+    };
+    use serde_json::{json, Map, Value};
+
+    // An engine error names the config's field; the learner typed the flag.
+    let flag_error = |e: resilience_sim::ConfigError| match e.field.as_str() {
+        "failureRates" => format!("--failure-rates: {}", e.message),
+        "loads" => format!("--loads: {}", e.message),
+        "triggersS" => format!("--triggers: {}", e.message),
+        _ => e.to_string(),
+    };
+    let (mut experiment, mut policies, mut seed) = ("sweep".to_string(), None, 1_u64);
+    let (mut failure_rates, mut loads, mut triggers) = (None, None, None);
+    for (name, value) in pairs {
+        let numbers = |field: &str| {
+            parse_numbers(field, &value).map_err(|e| format!("--{name}: {}", e.message))
+        };
+        match name.as_str() {
+            "experiment" => experiment = value.clone(),
+            "policies" => {
+                policies =
+                    Some(parse_policies(&value).map_err(|e| format!("--{name}: {}", e.message))?)
+            }
+            "seed" => {
+                seed = value.trim().parse().map_err(|_| {
+                    format!(
+                        "--seed: expected a whole number from 0 to {}, got “{}”",
+                        u64::MAX,
+                        excerpt(&value)
+                    )
+                })?
+            }
+            "failure-rates" => failure_rates = Some(numbers("failureRates")?),
+            "loads" => loads = Some(numbers("loads")?),
+            "triggers" => triggers = Some(numbers("triggersS")?),
+            _ => {
+                return Err(format!(
+                    "--{}: not a control of `lab retry-policies` (use --experiment, --policies, --seed, --failure-rates, --loads or --triggers)",
+                    excerpt(&name)
+                ))
+            }
+        }
+    }
+    let curves: Vec<(&str, Vec<Value>)> = match experiment.as_str() {
+        "sweep" => {
+            if loads.is_some() || triggers.is_some() {
+                return Err("--loads and --triggers belong to --experiment map".into());
+            }
+            let defaults = SweepConfig::default();
+            let config = SweepConfig {
+                failure_rates: failure_rates.unwrap_or(defaults.failure_rates),
+                policies: policies.unwrap_or(defaults.policies),
+                seed,
+                ..defaults
+            };
+            let run = sweep::run(&config).map_err(flag_error)?;
+            run.curves
+                .iter()
+                .map(|c| {
+                    let points = c.points.iter().map(|p| {
+                        json!({
+                            "failure_rate": p.failure_rate,
+                            "amplification": p.amplification,
+                            "success": p.success,
+                        })
+                    });
+                    (c.policy.name(), points.collect())
+                })
+                .collect()
+        }
+        "map" => {
+            if failure_rates.is_some() {
+                return Err("--failure-rates belongs to --experiment sweep".into());
+            }
+            let defaults = MapConfig::default();
+            let config = MapConfig {
+                loads: loads.unwrap_or(defaults.loads),
+                triggers_s: triggers.unwrap_or(defaults.triggers_s),
+                policies: policies.unwrap_or(defaults.policies),
+                seed,
+                ..defaults
+            };
+            let run = map::run(&config).map_err(flag_error)?;
+            run.rows
+                .iter()
+                .map(|r| {
+                    let cells = r.cells.iter().map(|c| {
+                        json!({
+                            "load": c.load,
+                            "trigger_s": c.trigger_s,
+                            "recovered": c.recovered,
+                        })
+                    });
+                    (r.policy.name(), cells.collect())
+                })
+                .collect()
+        }
+        other => {
+            return Err(format!(
+                "--experiment: use sweep or map (got “{}”)",
+                excerpt(other)
+            ))
+        }
+    };
+    let mut object = Map::new();
+    for (name, points) in curves {
+        object.insert(name.to_string(), Value::Array(points));
+    }
+    Ok(vec![json!({ "policies": object }).to_string()])
+}
+
+fn retry_policies_help() -> String {
+    use resilience_sim::model::retry_policies::{MapConfig, RetryPolicyKind, SweepConfig};
+    let list = |values: &[f64]| {
+        values
+            .iter()
+            .map(f64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let mut text = format!(
+        "Controls of `lab retry-policies` (Demo 15; docs/retry-policies.md):\n  --experiment sweep  sweep: attempts per request and success against the failure rate; map: recovered or still down 60 s after a 3x slowdown, per load and trigger.\n  --policies all  A comma-separated list of the policies below (or all).\n  --seed 1  The seed of every run.\n  --failure-rates {}  The sweep's failure rates, as shares.\n  --loads {}  The map's loads, as shares of the server's capacity (at most 12).\n  --triggers {}  The map's trigger sizes in seconds (at most 12).\n  Policies:",
+        list(&SweepConfig::default().failure_rates),
+        list(&MapConfig::default().loads),
+        list(&MapConfig::default().triggers_s),
+    );
+    for policy in RetryPolicyKind::ALL {
+        text.push_str(&format!("\n    {}: {}", policy.name(), policy.describe()));
+    }
+    text
 }
 
 fn boxoffice_help() -> String {

@@ -6,6 +6,7 @@ pub mod boxoffice;
 pub mod brownout;
 pub mod checkout;
 pub mod jitter;
+pub mod retry_policies;
 pub mod shared_pool;
 pub mod summary;
 pub mod tick;

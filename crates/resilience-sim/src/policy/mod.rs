@@ -3,6 +3,7 @@
 //! Each is a sans-IO state machine: the caller passes the virtual time (`now`, in
 //! milliseconds) into every operation and reads back decisions and events.
 
+pub mod adaptive_throttling;
 pub mod bulkhead;
 pub mod circuit_breaker;
 pub mod decorators;

@@ -38,8 +38,11 @@
 //! metrics), and reads back a [`RetryDecision`]: done, retry after a wait, or give up. The
 //! driver does the waiting on its own clock.
 
+pub mod aws_standard;
 pub mod budget;
+pub mod grpc;
 pub mod interval;
+pub mod token_bucket;
 
 use std::sync::OnceLock;
 
