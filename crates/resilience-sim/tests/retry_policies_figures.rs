@@ -38,6 +38,19 @@ fn print_figures() {
     }
     println!("sweep: {sweep_ms:.0} ms");
 
+    // The refusal onsets on a 1 % grid.
+    let fine = SweepConfig {
+        failure_rates: (0..=60).map(|i| f64::from(i) / 100.0).collect(),
+        ..SweepConfig::default()
+    };
+    for curve in sweep::run(&fine).unwrap().curves {
+        println!(
+            "onset on a 1 % grid: {:>20} {:?}",
+            curve.policy.name(),
+            curve.refusal_onset
+        );
+    }
+
     let config = MapConfig::default();
     let start = Instant::now();
     let map = map::run(&config).unwrap();

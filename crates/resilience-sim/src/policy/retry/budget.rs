@@ -30,6 +30,13 @@
 //!
 //! Slices are aligned to multiples of `ttl / 10` of virtual time (Finagle starts its first
 //! slice when the bucket is created; the difference is at most one slice).
+//!
+//! Demo 15 uses this rule twice: as **the course's retry budget** (10 %, no reserve:
+//! retries at most 10 % of the requests over 10 s, so 1.1 attempts per request once
+//! failures pass about 9 %) and as **Finagle's defaults** (20 % plus 10 retries/s: 1.21
+//! at 1,000 requests/s). Both count on *requests*, whatever happens to them, so they keep
+//! retrying 10-21 % into a dependency that is completely down; the token bucket
+//! ([`super::token_bucket`]) counts on successes and stops.
 
 use serde::{Deserialize, Serialize};
 
