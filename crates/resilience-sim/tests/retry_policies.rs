@@ -336,6 +336,27 @@ fn settings_out_of_range_are_one_line_errors() {
         .unwrap_err()
         .to_string()
         .starts_with("workers:"));
+    // Every axis within its bounds, but the whole too much work.
+    let text = bad(SweepConfig {
+        failure_rates: vec![0.5; 101],
+        demand_per_second: 10_000,
+        warmup: 0,
+        measure: 100_000,
+        ..SweepConfig::default()
+    });
+    assert!(
+        text.starts_with("failureRates: the sweep would make"),
+        "{text}"
+    );
+    let config = MapConfig {
+        workers: 100,
+        loads: vec![2.0; 12],
+        triggers_s: vec![120.0; 12],
+        observe: 300_000,
+        ..MapConfig::default()
+    };
+    let text = map::run(&config).unwrap_err().to_string();
+    assert!(text.starts_with("loads: the map would make"), "{text}");
 }
 
 // ---------------------------------------------------------------------------------------

@@ -27,6 +27,9 @@ use crate::{ConfigError, Millis};
 
 /// The most loads, and the most trigger sizes, of one map.
 pub const MAX_AXIS: usize = 12;
+/// The most requests a whole map may make, every policy and cell together (the default
+/// map makes about 2 million).
+pub const MAX_REQUESTS_PER_MAP: f64 = 50_000_000.0;
 /// The server's largest capacity (calls per second).
 pub const MAX_CAPACITY_PER_SECOND: f64 = 1_000.0;
 
@@ -124,7 +127,27 @@ impl MapConfig {
         }
         self.settings
             .validate()
-            .map_err(|e| prefixed("settings", e))
+            .map_err(|e| prefixed("settings", e))?;
+        let seconds = |trigger_s: f64| (self.warmup + self.observe) as f64 / 1_000.0 + trigger_s;
+        let per_policy: f64 = self
+            .loads
+            .iter()
+            .flat_map(|load| {
+                self.triggers_s
+                    .iter()
+                    .map(move |t| load * capacity * seconds(*t))
+            })
+            .sum();
+        let total = per_policy * self.policies.len() as f64;
+        if total > MAX_REQUESTS_PER_MAP {
+            return Err(ConfigError::new(
+                "loads",
+                format!(
+                    "the map would make {total:.0} requests, more than {MAX_REQUESTS_PER_MAP}: fewer cells, policies or a smaller server"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// Calls per second the healthy server completes.

@@ -129,11 +129,6 @@ impl RetryPolicyKind {
             }
         }
     }
-
-    /// Its index in [`Self::ALL`].
-    pub fn index(self) -> usize {
-        Self::ALL.iter().position(|p| *p == self).unwrap_or(0)
-    }
 }
 
 /// A comma-separated list of policy names (`none,grpc`), in the order given, without

@@ -30,6 +30,9 @@ pub const MAX_FAILURE_RATES: usize = 101;
 /// The most requests one run may make (demand x (warmup + measure); adaptive
 /// throttling's longer warm-up comes on top).
 pub const MAX_REQUESTS_PER_RUN: u64 = 1_000_000;
+/// The most requests a whole sweep may make, every policy and failure rate together
+/// (the default sweep makes about 7 million).
+pub const MAX_REQUESTS_PER_SWEEP: u64 = 50_000_000;
 /// A refusal onset needs at least this share of requests refused.
 pub const ONSET_SHARE: f64 = 0.001;
 /// How long after the last arrival a run may go on finishing requests.
@@ -105,7 +108,35 @@ impl SweepConfig {
         }
         self.settings
             .validate()
-            .map_err(|e| prefixed("settings", e))
+            .map_err(|e| prefixed("settings", e))?;
+        let total: u64 = self
+            .policies
+            .iter()
+            .map(|&p| {
+                let span = self.warmup_for(p) + self.measure;
+                u64::from(self.demand_per_second) * span / 1_000 * self.failure_rates.len() as u64
+            })
+            .sum();
+        if total > MAX_REQUESTS_PER_SWEEP {
+            return Err(ConfigError::new(
+                "failureRates",
+                format!(
+                    "the sweep would make {total} requests, more than {MAX_REQUESTS_PER_SWEEP}: fewer failure rates or policies"
+                ),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The warm-up of `policy`'s runs: adaptive throttling remembers a whole window
+    /// (two minutes), and has settled once it is full.
+    pub fn warmup_for(&self, policy: RetryPolicyKind) -> Millis {
+        match policy {
+            RetryPolicyKind::AdaptiveThrottling => {
+                self.warmup.max(self.settings.adaptive_throttling.window)
+            }
+            _ => self.warmup,
+        }
     }
 }
 
@@ -149,13 +180,7 @@ pub fn point(
     failure_rate: f64,
 ) -> Result<SweepPoint, ConfigError> {
     let client = ClientPolicy::new(policy, &config.settings)?;
-    // Adaptive throttling remembers two minutes: it has settled once its window is full.
-    let warmup = match policy {
-        RetryPolicyKind::AdaptiveThrottling => config
-            .warmup
-            .max(config.settings.adaptive_throttling.window),
-        _ => config.warmup,
-    };
+    let warmup = config.warmup_for(policy);
     let measure_until = warmup + config.measure;
     let spec = RunSpec {
         demand_per_second: f64::from(config.demand_per_second),
