@@ -279,3 +279,35 @@ test('teachers: notes under each demo, and every demo on one printable overview'
   assert.deepEqual(problems, []);
   await page.close();
 });
+
+test('a file with a document for a Spring profile: the learner chooses the profile, and the link keeps what it set', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5');
+  await page.getByTestId('tick-counter').waitFor();
+  await page.getByTestId('export-r4j').click();
+  await page.getByTestId('import-r4j-text').fill([
+    'resilience4j.circuitbreaker.instances.recommendations:',
+    '  failure-rate-threshold: 50',
+    '  record-exceptions: java.io.IOException',
+    '---',
+    'spring.config.activate.on-profile: prod',
+    'resilience4j.circuitbreaker.instances.recommendations.failure-rate-threshold: 30',
+  ].join('\n'));
+  await page.getByTestId('import-r4j-apply').click();
+  const status = page.getByTestId('r4j-status');
+  await status.filter({ hasText: /^Applied/ }).waitFor();
+  assert.match(await status.textContent(), /documents for the profiles prod: choose one above/);
+  const profile = page.getByTestId('import-r4j-profile');
+  await profile.waitFor({ state: 'visible' });
+  await profile.selectOption('prod');
+  await page.getByTestId('import-r4j-apply').click();
+  await status.filter({ hasText: /Read with the profile prod/ }).waitFor();
+  await page.keyboard.press('Escape');
+  assert.equal(await page.getByTestId('setting-failureRateThreshold').inputValue(), '30');
+  // The link holds the profile's threshold and the imported exception list: a reload plays them.
+  await page.waitForFunction(() => location.search.includes('failureRateThreshold=30') && location.search.includes('recordExceptions=IOException'), null, { polling: 100 });
+  await page.reload();
+  await page.getByTestId('tick-counter').waitFor();
+  assert.equal(await page.getByTestId('setting-failureRateThreshold').inputValue(), '30');
+  assert.deepEqual(problems, []);
+  await page.close();
+});

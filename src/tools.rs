@@ -258,15 +258,28 @@ pub mod exports {
     /// its link's `settings`, its instances named `instance` playing recommendations
     /// (empty: those named `recommendations`, else the only one): a [`TickImport`] record
     /// whose settings are the link's for the result.
-    pub fn read_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> String {
-        tick_import_record(&import_for_tick(text, demo, settings, instance))
+    pub fn read_for_tick(
+        text: &str,
+        demo: u32,
+        settings: &str,
+        instance: &str,
+        profile: &str,
+    ) -> String {
+        tick_import_record(&import_for_tick(text, demo, settings, instance, profile))
     }
 
-    /// [`read_for_tick`] before it is written as a record.
-    pub fn import_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> TickImport {
+    /// [`read_for_tick`] before it is written as a record. `profile` is the Spring profile
+    /// whose documents are read besides the default ones (empty: none).
+    pub fn import_for_tick(
+        text: &str,
+        demo: u32,
+        settings: &str,
+        instance: &str,
+        profile: &str,
+    ) -> TickImport {
         let tick = tick_config(demo, settings).map_err(Refused::from)?;
         let name = role(instance, resilience4j::RECOMMENDATIONS);
-        let fragment = resilience4j::read_fragment(text, None).map_err(problems)?;
+        let fragment = resilience4j::read_fragment(text, chosen(profile)).map_err(problems)?;
         let played = resilience4j::tick_roles(&fragment.instances, name);
         let sources = sources(&fragment, played);
         let (breaker, bulkhead) = resilience4j::apply_to_tick_as(&tick, &fragment.instances, name)
@@ -289,9 +302,9 @@ pub mod exports {
     /// A pasted fragment for the breaker sandbox, checked on a sandbox of its own, its
     /// circuit breaker named `instance` playing the sandbox's (empty: the one named
     /// `dependency`, else the only one): a [`SandboxImport`].
-    pub fn read_for_sandbox(text: &str, instance: &str) -> Result<JsValue, JsValue> {
+    pub fn read_for_sandbox(text: &str, instance: &str, profile: &str) -> Result<JsValue, JsValue> {
         let name = role(instance, resilience4j::SANDBOX_INSTANCE);
-        let read: SandboxImport = match resilience4j::read_fragment(text, None) {
+        let read: SandboxImport = match resilience4j::read_fragment(text, chosen(profile)) {
             Err(all) => Err(problems(all).into()),
             Ok(fragment) => {
                 let mut sandbox = resilience_sim::scenario::sandbox::BreakerSandbox::default();
@@ -309,6 +322,18 @@ pub mod exports {
             }
         };
         to_js(&read)
+    }
+
+    /// The Spring profiles a pasted file's documents are for, as a record
+    /// (`profile=prod&profile=test`): what the config dialog offers to choose from.
+    pub fn profiles(text: &str) -> String {
+        let found = resilience4j::profiles(text);
+        record::write(found.iter().map(|p| ("profile", p.as_str())))
+    }
+
+    /// The profile chosen, if any.
+    fn chosen(profile: &str) -> Option<&str> {
+        Some(profile).filter(|p| !p.is_empty())
     }
 
     /// The instance name that plays the page's dependency: the learner's choice, else the
@@ -407,25 +432,40 @@ pub async fn tick_config_text(demo: u32, settings: &str) -> Result<ConfigText, S
     Ok(ConfigText::from_record(&text_of(value)?))
 }
 
+/// [`exports::profiles`], from any part that imports.
+pub async fn profiles(text: &str) -> Result<Vec<String>, String> {
+    let value = call("profiles", &[text.into()]).await?;
+    Ok(record::all(&record::read(&text_of(value)?), "profile"))
+}
+
 /// [`exports::read_for_tick`], from a tick demo: demo `demo` with its link's `settings`.
 pub async fn read_for_tick(
     text: &str,
     demo: u32,
     settings: &str,
-    instance: &str,
+    pasted: &crate::views::page_tools::Pasted,
 ) -> Result<TickImport, String> {
-    let args = [text.into(), demo.into(), settings.into(), instance.into()];
+    let args = [
+        text.into(),
+        demo.into(),
+        settings.into(),
+        pasted.instance.as_str().into(),
+        pasted.profile.as_str().into(),
+    ];
     let value = call("read_for_tick", &args).await?;
     Ok(read_tick_import(&text_of(value)?))
 }
 
 /// [`exports::read_for_sandbox`], from the breaker sandbox.
-pub async fn read_for_sandbox(text: &str, instance: &str) -> Result<SandboxImport, String> {
-    let value = call(
-        "read_for_sandbox",
-        &[JsValue::from_str(text), JsValue::from_str(instance)],
-    )
-    .await?;
+pub async fn read_for_sandbox(
+    pasted: &crate::views::page_tools::Pasted,
+) -> Result<SandboxImport, String> {
+    let args = [
+        pasted.text.as_str().into(),
+        pasted.instance.as_str().into(),
+        pasted.profile.as_str().into(),
+    ];
+    let value = call("read_for_sandbox", &args).await?;
     from_js(value).map_err(message)
 }
 

@@ -54,19 +54,25 @@ fn install_tools() {
     );
     set(
         "read_for_tick",
-        Closure::<dyn Fn(String, u32, String, String) -> String>::new(
-            |t: String, demo: u32, settings: String, instance: String| {
-                exports::read_for_tick(&t, demo, &settings, &instance)
+        Closure::<dyn Fn(String, u32, String, String, String) -> String>::new(
+            |t: String, demo: u32, settings: String, instance: String, profile: String| {
+                exports::read_for_tick(&t, demo, &settings, &instance, &profile)
             },
         )
         .into_js_value(),
     );
     set(
         "read_for_sandbox",
-        Closure::<dyn Fn(String, String) -> Result<JsValue, JsValue>>::new(
-            |t: String, instance: String| exports::read_for_sandbox(&t, &instance),
+        Closure::<dyn Fn(String, String, String) -> Result<JsValue, JsValue>>::new(
+            |t: String, instance: String, profile: String| {
+                exports::read_for_sandbox(&t, &instance, &profile)
+            },
         )
         .into_js_value(),
+    );
+    set(
+        "profiles",
+        Closure::<dyn Fn(String) -> String>::new(|t: String| exports::profiles(&t)).into_js_value(),
     );
     set(
         "embed_snippets",

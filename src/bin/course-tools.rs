@@ -39,13 +39,24 @@ pub fn tick_config_text(demo: u32, settings: &str) -> Result<String, JsValue> {
 }
 
 #[wasm_bindgen]
-pub fn read_for_tick(text: &str, demo: u32, settings: &str, instance: &str) -> String {
-    exports::read_for_tick(text, demo, settings, instance)
+pub fn read_for_tick(
+    text: &str,
+    demo: u32,
+    settings: &str,
+    instance: &str,
+    profile: &str,
+) -> String {
+    exports::read_for_tick(text, demo, settings, instance, profile)
 }
 
 #[wasm_bindgen]
-pub fn read_for_sandbox(text: &str, instance: &str) -> Result<JsValue, JsValue> {
-    exports::read_for_sandbox(text, instance)
+pub fn read_for_sandbox(text: &str, instance: &str, profile: &str) -> Result<JsValue, JsValue> {
+    exports::read_for_sandbox(text, instance, profile)
+}
+
+#[wasm_bindgen]
+pub fn profiles(text: &str) -> String {
+    exports::profiles(text)
 }
 
 #[wasm_bindgen]

@@ -15,6 +15,7 @@ use crate::components::{bind_all, ControlList, Figure};
 use crate::format::{fixed, seconds, trim};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
+use crate::views::page_tools::NoImport;
 
 /// One run's line: its colour, and a stroke that keeps it visible where it runs on top of
 /// another (no retries and the budget give the same numbers while the provider is fine).
@@ -196,7 +197,7 @@ pub fn AmplificationPage(info: LabInfo, location: RwSignal<Location>) -> impl In
         }
     };
     view! {
-        <LabFrame info=info text=&super::AMPLIFICATION_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame import=NoImport info=info text=&super::AMPLIFICATION_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems after=Box::new(move || layers().into_any())>
             <Figure spec=chart(successes_chart) summary=summary(successes_summary)
                 testid="amp-successes" title="Successes per second." />

@@ -30,6 +30,7 @@ use crate::tasks::{Step, Stepped};
 use crate::url_state::encode;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{aria_bool, click, live, live_attr};
+use crate::views::page_tools::NoImport;
 
 // ---- figures from a run (pure: tested natively) ---------------------------------------------
 
@@ -995,7 +996,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     let download_name = move || lab.with(file_name);
 
     view! {
-        <LabFrame info=info text=&super::BOXOFFICE_TEXT location=location tools=tools_with_instances(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame import=NoImport info=info text=&super::BOXOFFICE_TEXT location=location tools=tools_with_instances(info.number, state) controls=controls.clone() refused=state.refused
             reset=reset problems=problems
             side=Box::new(move || view! {
                 <fieldset class="box-variants" data-testid="box-variants">

@@ -31,6 +31,7 @@ use crate::nav::Location;
 use crate::tasks::{Step, Stepped};
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{change, click, effect, live, live_flag, live_html, Html};
+use crate::views::page_tools::NoImport;
 
 /// The second the panel shows when the page opens: the breaker of fix 1 is open by then.
 const FIRST_SECOND_SHOWN: i32 = 15;
@@ -1357,7 +1358,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         // Busy while a run asked for is made in slices: its figures are the last run's.
         <div class="brownout" data-testid="bo-page" on:click=on_click on:input=on_input
             aria-busy=move || if session.with(LabSession::is_pending) { "true" } else { "false" }>
-            <LabFrame info=info text=&super::BROWNOUT_TEXT location=location tools=tools(info.number, state) controls=controls refused=state.refused
+            <LabFrame import=NoImport info=info text=&super::BROWNOUT_TEXT location=location tools=tools(info.number, state) controls=controls refused=state.refused
                 reset=Callback::new(move |_| {
                     state.reset();
                     page.set(BrownoutView::default());

@@ -23,6 +23,7 @@ use crate::nav::Location;
 use crate::views::breaker::diagram;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{change, live, live_html, Html};
+use crate::views::page_tools::NoImport;
 
 /// The payment call a scenario is best read from: where its lesson shows first.
 pub fn telling_call(run: &CheckoutRun) -> u32 {
@@ -656,7 +657,7 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         }
     };
     view! {
-        <LabFrame info=info text=&super::CHECKOUT_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame import=NoImport info=info text=&super::CHECKOUT_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems>
             <p class="predict" data-testid="checkout-predict"><strong>"Predict: "</strong>
                 {move || prediction(scenario.get())}</p>

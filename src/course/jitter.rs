@@ -14,6 +14,7 @@ use crate::components::{bind_all, Figure};
 use crate::format::{seconds, trim};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
+use crate::views::page_tools::NoImport;
 
 fn tone(mode: Jitter) -> Tone {
     match mode {
@@ -172,7 +173,7 @@ pub fn JitterPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView 
         })
     });
     view! {
-        <LabFrame info=info text=&super::JITTER_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame import=NoImport info=info text=&super::JITTER_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems page_controls_in_panel=true>
             <Figure spec=chart(calls_chart) summary=calls testid="jit-calls" title="Calls per 100 ms slot." />
             <Figure spec=chart(waiting_chart) summary=waiting testid="jit-waiting" title="Clients still waiting." />

@@ -20,7 +20,7 @@ use crate::url_state::{
 };
 use crate::views::html::{aria_bool, click, live, live_attr};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{PageTools, Pasted, TeacherNotes};
+use crate::views::page_tools::{ImportUi, PageTools, TeacherNotes};
 
 /// The session the address asks for, and a message per parameter of ours it could not
 /// use (someone else's parameters, such as `utm_source`, are ignored without a word).
@@ -141,15 +141,15 @@ pub struct LabTools {
 /// `side` above them, in the same column), then `after` (a side widget), the lesson and
 /// the pager.
 #[component]
-pub fn LabFrame(
+pub fn LabFrame<I: ImportUi>(
     info: LabInfo,
     /// The lab's words: passed by its page, so a part carries only its own labs' text.
     text: &'static LabText,
     location: RwSignal<Location>,
     tools: LabTools,
-    /// Where the page takes a pasted Resilience4j fragment (the breaker sandbox).
-    #[prop(optional)]
-    import: Option<Callback<Pasted>>,
+    /// Whether the page takes a pasted Resilience4j fragment (the breaker sandbox:
+    /// [`crate::views::page_tools::Import`]) or not (`NoImport`).
+    import: I,
     /// The lab's controls ([`crate::components::bind_all`]).
     controls: Vec<ControlBinding>,
     refused: RwSignal<Option<String>>,

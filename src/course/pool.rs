@@ -18,6 +18,7 @@ use crate::format::{fixed, trim};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{change, live, live_html, Html};
+use crate::views::page_tools::NoImport;
 
 /// One endpoint of a second: its success rate, and its requests answered and failed.
 fn of(s: &PoolSecond, drm: bool) -> (Option<f64>, u32, u32) {
@@ -339,7 +340,7 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
         }
     };
     view! {
-        <LabFrame info=info text=&super::POOL_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
+        <LabFrame import=NoImport info=info text=&super::POOL_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| state.reset()) problems=problems>
             <Figure spec=spec summary=summary testid="pool-success"
                 title="Requests answered in time, per second." />

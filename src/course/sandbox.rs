@@ -34,7 +34,7 @@ use crate::tools;
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
 use crate::views::html::{change, click, effect, live_html, Html};
-use crate::views::page_tools::{Pasted, Refused};
+use crate::views::page_tools::{Import, Pasted, Refused};
 
 /// What an import over [`MAX_SCRIPT_BYTES`] is told (a script of the sandbox's maximum
 /// length is far smaller), whether a file or a paste.
@@ -368,16 +368,16 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     // The tools part reads and checks the fragment; the page replays its calls with it.
     let import = Callback::new(move |pasted: Pasted| {
         leptos::task::spawn_local(async move {
-            pasted.done.run(
-                match tools::read_for_sandbox(&pasted.text, &pasted.instance).await {
+            pasted
+                .done
+                .run(match tools::read_for_sandbox(&pasted).await {
                     Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
                     Err(unavailable) => Err(vec![unavailable].into()),
-                },
-            );
+                });
         });
     });
     view! {
-        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools_with_instances(info.number, state) import=import controls=controls refused=state.refused
+        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools_with_instances(info.number, state) import=Import(import) controls=controls refused=state.refused
             reset=Callback::new(move |_| {
                 state.reset();
                 session.update(BreakerSandbox::clear);

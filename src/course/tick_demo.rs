@@ -20,7 +20,7 @@ use crate::views::compare::ComparePanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
 use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{PageTools, Pasted, Refused, TeacherNotes};
+use crate::views::page_tools::{Import, PageTools, Pasted, Refused, TeacherNotes};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
@@ -324,7 +324,7 @@ pub fn TickDemo(
             return;
         };
         leptos::task::spawn_local(async move {
-            let read = tools::read_for_tick(&pasted.text, demo_number, &settings, &pasted.instance);
+            let read = tools::read_for_tick(&pasted.text, demo_number, &settings, &pasted);
             pasted.done.run(match read.await {
                 Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
                 Err(unavailable) => Err(vec![unavailable].into()),
@@ -467,7 +467,7 @@ pub fn TickDemo(
 
             <SettingsPanel session=session draft=draft errors=field_errors />
 
-            <PageTools number=info.number title=info.title embedded=embedded link=link config=config import=Some(import) />
+            <PageTools number=info.number title=info.title embedded=embedded link=link config=config import=Import(import) />
 
             {(!embedded).then(|| view! { <TeacherNotes number=info.number /> })}
             <Pager number=demo_number location=location />
@@ -574,7 +574,7 @@ mod link_tests {
         max-concurrent-calls: 3
         max-wait-duration: 0ms
 ";
-        let imported = tools::exports::import_for_tick(yaml, 3, "", "").expect("read");
+        let imported = tools::exports::import_for_tick(yaml, 3, "", "", "").expect("read");
         let link = UrlState {
             settings: imported.settings,
             ..UrlState::demo(3)
@@ -618,6 +618,29 @@ mod link_tests {
             "{}",
             text.yaml
         );
+    }
+
+    /// A file with a document for a Spring profile: read without it, the default
+    /// document's settings; with it chosen, the profile's replace them.
+    #[test]
+    fn the_chosen_profile_is_read() {
+        let yaml =
+            "resilience4j.circuitbreaker.instances.recommendations.failure-rate-threshold: 50
+---
+spring.config.activate.on-profile: prod
+resilience4j.circuitbreaker.instances.recommendations.failure-rate-threshold: 30
+";
+        let setting = |profile: &str| {
+            let read = tools::exports::import_for_tick(yaml, 5, "", "", profile).expect("read");
+            read.settings
+                .into_iter()
+                .find(|(name, _)| name == "failureRateThreshold")
+                .map(|(_, v)| v)
+        };
+        // Demo 5's own threshold is 50: nothing to write in the link.
+        assert_eq!(setting(""), None);
+        assert_eq!(setting("prod").as_deref(), Some("30"));
+        assert_eq!(tools::exports::profiles(yaml), "profile=prod");
     }
 
     #[test]

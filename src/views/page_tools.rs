@@ -24,6 +24,8 @@ pub use crate::tools::{ConfigText, Refused};
 pub struct Pasted {
     pub text: String,
     pub instance: String,
+    /// The Spring profile whose documents are read besides the default ones (empty: none).
+    pub profile: String,
     pub done: Callback<Result<String, Refused>>,
 }
 /// The buttons and their dialogs. `link` is the page's own link (`demo=5&t=3&…`);
@@ -31,24 +33,19 @@ pub struct Pasted {
 /// and hands them to the callback it is given; `import`, where the page takes a pasted
 /// fragment ([`Pasted`]).
 #[component]
-pub fn PageTools(
+pub fn PageTools<I: ImportUi>(
     number: u32,
     title: &'static str,
     embedded: bool,
     link: Callback<(), String>,
     config: Callback<Callback<Result<ConfigText, String>>>,
-    import: Option<Callback<Pasted>>,
+    import: I,
 ) -> impl IntoView {
     let embed_dialog = NodeRef::<Dialog>::new();
     let config_dialog = NodeRef::<Dialog>::new();
     let with_state = RwSignal::new(false);
     let shown_config = RwSignal::new(ConfigText::default());
     let status = RwSignal::new(String::new());
-    let import_text = RwSignal::new(String::new());
-    let import_errors = RwSignal::new(Vec::<String>::new());
-    // A fragment with several instances and none of the page's name: the learner chooses.
-    let instances = RwSignal::new(Vec::<String>::new());
-    let chosen = RwSignal::new(String::new());
 
     // Both snippets, of the demo alone and of where the learner is: [plain, with state].
     let shown_snippets = RwSignal::new([Snippets::default(), Snippets::default()]);
@@ -82,7 +79,6 @@ pub fn PageTools(
     let open_config = click(move |_| {
         shown_config.set(ConfigText::default());
         status.set(String::new());
-        import_errors.set(Vec::new());
         show_config();
         if let Some(d) = config_dialog.get() {
             let _ = d.show_modal();
@@ -105,72 +101,6 @@ pub fn PageTools(
         };
         copy(text, status);
     };
-    let imported = Callback::new(move |applied: Result<String, Refused>| match applied {
-        Ok(mut done) => {
-            import_errors.set(Vec::new());
-            show_config();
-            let instance = chosen.get_untracked();
-            if !instance.is_empty() {
-                done.push_str(&format!(" The demo plays the instances named {instance}."));
-            }
-            status.set(done);
-        }
-        Err(refused) => {
-            if refused.instances.is_empty() {
-                status.set("Nothing was applied: fix the lines below and read it again.".into());
-            } else {
-                status.set("Nothing was applied: choose the instance the demo should play, or fix the lines below, and read it again.".into());
-                if !refused.instances.contains(&chosen.get_untracked()) {
-                    chosen.set(refused.instances[0].clone());
-                }
-            }
-            instances.set(refused.instances);
-            import_errors.set(refused.problems);
-        }
-    });
-    let apply_import = click(move |_| {
-        let Some(import) = import else { return };
-        status.set("Reading…".into());
-        import.run(Pasted {
-            text: import_text.get_untracked(),
-            instance: instances.with_untracked(|list| {
-                if list.is_empty() {
-                    String::new()
-                } else {
-                    chosen.get_untracked()
-                }
-            }),
-            done: imported,
-        });
-    });
-    // The options as markup: the same list as a view of `<option>`s cost every part 2 KB
-    // gzip (measured), and every part is over its byte budget (docs/bundles.md).
-    let options_html = live(move || {
-        let mut h = String::new();
-        let current = chosen.get_untracked();
-        instances.with(|names| {
-            for name in names {
-                h.raw("<option value=\"").text(name);
-                h.raw(if *name == current {
-                    "\" selected>"
-                } else {
-                    "\">"
-                });
-                h.text(name).raw("</option>");
-            }
-        });
-        h
-    });
-    let errors_html = live(move || {
-        let mut h = String::new();
-        import_errors.with(|lines| {
-            for line in lines {
-                h.raw("<li>").text(line).raw("</li>");
-            }
-        });
-        h
-    });
-
     view! {
         <div class="page-tools">
             <button type="button" data-testid="export-r4j" aria-haspopup="dialog" on:click=open_config>
@@ -221,30 +151,186 @@ pub fn PageTools(
                 <pre class="code" tabindex="0" data-testid="export-r4j-java">{live(move || shown_config.with(|c| c.java.clone()))}</pre>
                 <button type="button" data-copy="java">"Copy the Java"</button>
             </details>
-            {import.is_some().then(|| view! {
-                <h3>"Try your own configuration"</h3>
-                <label for="import-r4j">"Paste an application.yml or application.properties fragment, or Java builder code (CircuitBreakerConfig.custom()…), with circuit breaker and bulkhead settings; the demo plays again with it, up to the tick you are at."</label>
-                <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
-                    aria-describedby="import-r4j-errors"
-                    on:input=change(move |e| {
-                        import_text.set(event_target_value(&e));
-                        instances.set(Vec::new());
-                        chosen.set(String::new());
-                    })></textarea>
-                <div class="control" hidden=live_attr(move || instances.with(Vec::is_empty).then_some(""))>
-                    <label for="import-r4j-instance">"The instances that play the demo's dependency"</label>
-                    <select id="import-r4j-instance" data-testid="import-r4j-instance"
-                        on:change=change(move |e| chosen.set(event_target_value(&e)))
-                        inner_html=options_html>
-                    </select>
-                </div>
-                <button type="button" class="primary" data-testid="import-r4j-apply" on:click=apply_import>"Read and apply"</button>
-                <ul id="import-r4j-errors" class="errors" data-testid="import-r4j-errors" role="alert"
-                    hidden=live_attr(move || import_errors.with(Vec::is_empty).then_some("")) inner_html=errors_html></ul>
-            })}
+            {import.section(status, Callback::new(move |_| show_config()))}
             <p class="status" role="status" data-testid="r4j-status">{live(move || status.get())}</p>
             <form method="dialog"><button type="submit">"Close"</button></form>
         </dialog>
+    }
+}
+
+/// The config dialog's import section, by type: a page that takes a pasted fragment
+/// passes [`Import`], the others [`NoImport`], so a part whose pages take none does not link
+/// the section (the text box, the instance and profile choices: 4-5 KB gzip a lab part).
+/// A type rather than a boxed view: erasing it cost the tick demos 3 KB gzip (measured).
+pub trait ImportUi: Copy + Send + Sync + 'static {
+    fn section(self, status: RwSignal<String>, refresh: Callback<()>) -> impl IntoView;
+}
+
+/// A page that takes a pasted fragment: its handler.
+#[derive(Clone, Copy)]
+pub struct Import(pub Callback<Pasted>);
+
+/// A page that takes none.
+#[derive(Clone, Copy)]
+pub struct NoImport;
+
+impl ImportUi for Import {
+    fn section(self, status: RwSignal<String>, refresh: Callback<()>) -> impl IntoView {
+        import_section(self.0, status, refresh)
+    }
+}
+
+impl ImportUi for NoImport {
+    fn section(self, _: RwSignal<String>, _: Callback<()>) -> impl IntoView {}
+}
+
+/// The config dialog's "Try your own configuration": the pasted text, read by the page's
+/// `import` (through the tools part); `status` is the dialog's status line, `refresh`
+/// writes the dialog's texts again after an import.
+fn import_section(
+    import: Callback<Pasted>,
+    status: RwSignal<String>,
+    refresh: Callback<()>,
+) -> impl IntoView {
+    let import_text = RwSignal::new(String::new());
+    let import_errors = RwSignal::new(Vec::<String>::new());
+    // A fragment with several instances and none of the page's name: the learner chooses.
+    let instances = RwSignal::new(Vec::<String>::new());
+    let chosen = RwSignal::new(String::new());
+    // A YAML file with documents for Spring profiles: the learner chooses one (or none).
+    let profiles = RwSignal::new(Vec::<String>::new());
+    let profile = RwSignal::new(String::new());
+    let imported = Callback::new(move |applied: Result<String, Refused>| match applied {
+        Ok(mut done) => {
+            import_errors.set(Vec::new());
+            refresh.run(());
+            let instance = chosen.get_untracked();
+            if !instance.is_empty() {
+                done.push_str(&format!(" The demo plays the instances named {instance}."));
+            }
+            let found = profiles.get_untracked();
+            match profile.get_untracked() {
+                p if !p.is_empty() => done.push_str(&format!(" Read with the profile {p}.")),
+                _ if !found.is_empty() => done.push_str(&format!(
+                    " The file also has documents for the profiles {}: choose one above and read it again to play it.",
+                    found.join(", ")
+                )),
+                _ => {}
+            }
+            status.set(done);
+        }
+        Err(refused) => {
+            if refused.instances.is_empty() {
+                status.set("Nothing was applied: fix the lines below and read it again.".into());
+            } else {
+                status.set("Nothing was applied: choose the instance the demo should play, or fix the lines below, and read it again.".into());
+                if !refused.instances.contains(&chosen.get_untracked()) {
+                    chosen.set(refused.instances[0].clone());
+                }
+            }
+            instances.set(refused.instances);
+            import_errors.set(refused.problems);
+        }
+    });
+    let apply_import = click(move |_| {
+        status.set("Reading…".into());
+        let text = import_text.get_untracked();
+        let instance = instances.with_untracked(|list| {
+            if list.is_empty() {
+                String::new()
+            } else {
+                chosen.get_untracked()
+            }
+        });
+        spawn_local(async move {
+            // The profiles the file has, to choose from (none for most files).
+            let found = tools::profiles(&text).await.unwrap_or_default();
+            if !found.contains(&profile.get_untracked()) {
+                profile.set(String::new());
+            }
+            profiles.set(found);
+            import.run(Pasted {
+                text,
+                instance,
+                profile: profile.get_untracked(),
+                done: imported,
+            });
+        });
+    });
+    let profile_options_html = live(move || {
+        let mut h = String::new();
+        let current = profile.get_untracked();
+        h.raw("<option value=\"\">No profile: the default documents only</option>");
+        profiles.with(|names| {
+            for name in names {
+                h.raw("<option value=\"").text(name);
+                h.raw(if *name == current {
+                    "\" selected>"
+                } else {
+                    "\">"
+                });
+                h.text(name).raw("</option>");
+            }
+        });
+        h
+    });
+    // The options as markup: the same list as a view of `<option>`s cost every part 2 KB
+    // gzip (measured), and every part is over its byte budget (docs/bundles.md).
+    let options_html = live(move || {
+        let mut h = String::new();
+        let current = chosen.get_untracked();
+        instances.with(|names| {
+            for name in names {
+                h.raw("<option value=\"").text(name);
+                h.raw(if *name == current {
+                    "\" selected>"
+                } else {
+                    "\">"
+                });
+                h.text(name).raw("</option>");
+            }
+        });
+        h
+    });
+    let errors_html = live(move || {
+        let mut h = String::new();
+        import_errors.with(|lines| {
+            for line in lines {
+                h.raw("<li>").text(line).raw("</li>");
+            }
+        });
+        h
+    });
+
+    view! {
+        <h3>"Try your own configuration"</h3>
+        <label for="import-r4j">"Paste an application.yml or application.properties fragment, or Java builder code (CircuitBreakerConfig.custom()…), with circuit breaker and bulkhead settings; the demo plays again with it, up to the tick you are at."</label>
+        <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
+            aria-describedby="import-r4j-errors"
+            on:input=change(move |e| {
+                import_text.set(event_target_value(&e));
+                instances.set(Vec::new());
+                chosen.set(String::new());
+                profiles.set(Vec::new());
+                profile.set(String::new());
+            })></textarea>
+        <div class="control" hidden=live_attr(move || profiles.with(Vec::is_empty).then_some(""))>
+            <label for="import-r4j-profile">"The Spring profile to read (its documents replace the default ones' settings)"</label>
+            <select id="import-r4j-profile" data-testid="import-r4j-profile"
+                on:change=change(move |e| profile.set(event_target_value(&e)))
+                inner_html=profile_options_html>
+            </select>
+        </div>
+        <div class="control" hidden=live_attr(move || instances.with(Vec::is_empty).then_some(""))>
+            <label for="import-r4j-instance">"The instances that play the demo's dependency"</label>
+            <select id="import-r4j-instance" data-testid="import-r4j-instance"
+                on:change=change(move |e| chosen.set(event_target_value(&e)))
+                inner_html=options_html>
+            </select>
+        </div>
+        <button type="button" class="primary" data-testid="import-r4j-apply" on:click=apply_import>"Read and apply"</button>
+        <ul id="import-r4j-errors" class="errors" data-testid="import-r4j-errors" role="alert"
+            hidden=live_attr(move || import_errors.with(Vec::is_empty).then_some("")) inner_html=errors_html></ul>
     }
 }
 

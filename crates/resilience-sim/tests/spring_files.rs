@@ -130,6 +130,20 @@ fn a_chosen_profile_s_document_overrides_the_default_one() {
     );
 }
 
+/// What the config dialog offers to choose from: each profile a document is for, once.
+#[test]
+fn the_profiles_a_file_has_are_listed_in_order_once() {
+    assert_eq!(resilience_sim::resilience4j::profiles(PROFILES), ["prod"]);
+    let text = "a.b: 1\n---\nspring:\n  profiles: test, ci\na.b: 2\n---\nspring.config.activate.on-profile: prod\n---\nspring.config.activate.on-profile: ci\n";
+    assert_eq!(
+        resilience_sim::resilience4j::profiles(text),
+        ["test", "ci", "prod"]
+    );
+    // A properties file and a file of one document have none.
+    assert!(resilience_sim::resilience4j::profiles("a.b=1\n").is_empty());
+    assert!(resilience_sim::resilience4j::profiles("a:\n  b: 1\n").is_empty());
+}
+
 #[test]
 fn a_problem_in_a_later_document_is_numbered_in_the_whole_file() {
     let text = "resilience4j.circuitbreaker.instances.a.sliding-window-size: 4\n---\nresilience4j.circuitbreaker.instances.a.failure-rate-threshold: 500\n";

@@ -110,6 +110,35 @@ pub fn read_documents(
     }
 }
 
+/// The profiles a YAML file's documents are for (`spring.config.activate.on-profile`,
+/// `spring.profiles`), each once, in the order they first appear, at most 20: what a
+/// learner may choose from. A properties file or Java code has none.
+pub fn profiles(text: &str) -> Vec<String> {
+    let text = crate::error::without_bom(text);
+    if super::java::is_java(text) || super::is_properties(text) {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for (_, document) in yaml_documents(text) {
+        let Ok(read) = yaml::read(document) else {
+            continue;
+        };
+        let condition = read.iter().find(|e| {
+            matches!(
+                canonical(&e.key).as_str(),
+                "springconfigactivateonprofile" | "springprofiles"
+            )
+        });
+        for name in condition.into_iter().flat_map(|c| c.value.split(',')) {
+            let name = name.trim();
+            if !name.is_empty() && !out.iter().any(|known| known == name) && out.len() < 20 {
+                out.push(name.to_string());
+            }
+        }
+    }
+    out
+}
+
 /// A YAML stream's documents with the number of lines before each: split at `---` and
 /// `...` lines at column 0 (a marker line itself belongs to no document).
 fn yaml_documents(text: &str) -> Vec<(usize, &str)> {

@@ -56,7 +56,7 @@ use crate::policy::time_limiter::TimeLimiterConfig;
 use crate::Millis;
 
 pub use export::{to_java, to_properties, to_yaml};
-pub use import::{read_entries, Provenance};
+pub use import::{profiles, read_entries, Provenance};
 pub use tick::{
     apply_to_sandbox, apply_to_sandbox_as, apply_to_tick, apply_to_tick_as, import_tick,
     import_tick_as, tick_instances, tick_roles, TickImport, PAYMENT, RECOMMENDATIONS,
