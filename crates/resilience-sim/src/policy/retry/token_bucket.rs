@@ -29,7 +29,7 @@ const MILLI: f64 = 1000.0;
 /// The largest cap a setting may ask for (tokens).
 pub const MAX_CAPACITY: f64 = 1_000_000.0;
 
-/// Settings of a retry token bucket (all in tokens).
+/// Settings of a retry token bucket (all in tokens, kept to the nearest thousandth).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", default, deny_unknown_fields)]
 pub struct TokenBucketConfig {
