@@ -1,7 +1,8 @@
 //! A retry token bucket: retries are paid for with tokens that only successes earn.
 //!
 //! Marc Brooker's "adaptive retries" (*Fixing retries with token buckets and circuit
-//! breakers*, 2022), the rule the AWS SDKs' retry quotas grew from. A client keeps a
+//! breakers*, 2022), the idea behind the AWS SDKs' retry quota in its simplest form
+//! ([`super::aws_standard`] adds costs per error kind and refunds). A client keeps a
 //! small bucket of tokens. Every successful call drops a fraction of a token in it
 //! (0.1 by default); every retry takes a whole token out (1), and a retry that finds no
 //! whole token is not made: the caller gets the failure. The bucket has a cap, so a long
