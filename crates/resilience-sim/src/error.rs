@@ -36,6 +36,22 @@ pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), Co
     }
 }
 
+/// Checks that a decimal setting is a finite number in `min..=max`; the message quotes
+/// at most [`EXCERPT_CHARS`] characters of the bad value (`1e300` prints 301 of them).
+pub fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), ConfigError> {
+    if value.is_finite() && (min..=max).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::new(
+            field,
+            format!(
+                "must be between {min} and {max} (got {})",
+                excerpt(&value.to_string())
+            ),
+        ))
+    }
+}
+
 /// `text` without a leading UTF-8 byte-order mark: some editors save one, and a reader
 /// would take it for the first character of the document.
 pub fn without_bom(text: &str) -> &str {

@@ -319,6 +319,23 @@ fn settings_out_of_range_are_one_line_errors() {
     let mut config = SweepConfig::default();
     config.settings.token_bucket.retry_cost = -1.0;
     assert!(bad(config).starts_with("settings.tokenBucket.retryCost"));
+    // A huge value is quoted by its first 40 characters only.
+    let mut config = SweepConfig::default();
+    config.settings.token_bucket.capacity = 1e300;
+    let text = bad(config);
+    assert!(
+        text.starts_with(
+            "settings.tokenBucket.capacity: must be between 0.001 and 1000000 (got 1000000000"
+        ),
+        "{text}"
+    );
+    assert!(text.ends_with("…)") && text.chars().count() < 120, "{text}");
+    let mut config = SweepConfig::default();
+    config.settings.adaptive_throttling.k = f64::NAN;
+    assert_eq!(
+        bad(config),
+        "settings.adaptiveThrottling.k: must be between 1 and 100 (got NaN)"
+    );
     let config = MapConfig {
         triggers_s: vec![1.0; 13],
         ..MapConfig::default()

@@ -32,6 +32,7 @@
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
+use crate::error::check_number;
 use crate::{ConfigError, Millis};
 
 const SLICES: usize = 60;
@@ -58,9 +59,7 @@ impl Default for AdaptiveThrottlingConfig {
 
 impl AdaptiveThrottlingConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
-        if !self.k.is_finite() || !(1.0..=100.0).contains(&self.k) {
-            return Err(ConfigError::new("k", "must be between 1 and 100"));
-        }
+        check_number("k", self.k, 1.0, 100.0)?;
         if !(6_000..=600_000).contains(&self.window) {
             return Err(ConfigError::new("window", "must be between 6s and 10m"));
         }

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 use super::client::ClientPolicy;
 use super::sim::{self, RunSpec, Server};
 use super::{cell_seed, check_list, prefixed, RetryPolicyKind, RetryPolicySettings};
-use crate::error::check_range;
+use crate::error::{check_number, check_range};
 use crate::{ConfigError, Millis};
 
 /// The most loads, and the most trigger sizes, of one map.
@@ -105,18 +105,11 @@ impl MapConfig {
         }
         check_range("queue", self.queue.into(), 0, 100_000)?;
         check_range("timeout", self.timeout, 1, 60_000)?;
-        if !self.slowdown.is_finite() || !(1.0..=20.0).contains(&self.slowdown) {
-            return Err(ConfigError::new("slowdown", "must be between 1 and 20"));
-        }
+        check_number("slowdown", self.slowdown, 1.0, 20.0)?;
         check_range("warmup", self.warmup, 0, 120_000)?;
         check_range("observe", self.observe, 10_000, 300_000)?;
         check_range("judge", self.judge, 1_000, self.observe)?;
-        if !self.recovered_share.is_finite() || !(0.0..=1.0).contains(&self.recovered_share) {
-            return Err(ConfigError::new(
-                "recoveredShare",
-                "must be between 0 and 1",
-            ));
-        }
+        check_number("recoveredShare", self.recovered_share, 0.0, 1.0)?;
         check_list("loads", &self.loads, MAX_AXIS, 0.01, 2.0)?;
         check_list("triggersS", &self.triggers_s, MAX_AXIS, 0.0, 120.0)?;
         if self.policies.is_empty() {

@@ -30,6 +30,7 @@
 use rand::{Rng, RngExt};
 use serde::{Deserialize, Serialize};
 
+use crate::error::check_number;
 use crate::{ConfigError, Millis};
 
 const MILLI: f64 = 1000.0;
@@ -90,25 +91,9 @@ impl GrpcRetryConfig {
                 "must be between 1ms and 10m",
             ));
         }
-        let finite_in = |v: f64, lo: f64, hi: f64| v.is_finite() && (lo..=hi).contains(&v);
-        if !finite_in(self.backoff_multiplier, 1.0, 10.0) {
-            return Err(ConfigError::new(
-                "backoffMultiplier",
-                "must be between 1 and 10",
-            ));
-        }
-        if !finite_in(self.max_tokens, 0.001, 1_000.0) {
-            return Err(ConfigError::new(
-                "maxTokens",
-                "must be between 0.001 and 1000",
-            ));
-        }
-        if !finite_in(self.token_ratio, 0.001, 1_000.0) {
-            return Err(ConfigError::new(
-                "tokenRatio",
-                "must be between 0.001 and 1000",
-            ));
-        }
+        check_number("backoffMultiplier", self.backoff_multiplier, 1.0, 10.0)?;
+        check_number("maxTokens", self.max_tokens, 0.001, 1_000.0)?;
+        check_number("tokenRatio", self.token_ratio, 0.001, 1_000.0)?;
         Ok(())
     }
 }

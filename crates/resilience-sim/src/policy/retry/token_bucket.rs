@@ -23,6 +23,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::error::check_number;
 use crate::ConfigError;
 
 /// Thousandths of a token: the bucket's unit.
@@ -52,25 +53,14 @@ impl Default for TokenBucketConfig {
     }
 }
 
-fn check(field: &str, value: f64, min: f64, max: f64) -> Result<(), ConfigError> {
-    if value.is_finite() && (min..=max).contains(&value) {
-        Ok(())
-    } else {
-        Err(ConfigError::new(
-            field,
-            format!("must be between {min} and {max} tokens"),
-        ))
-    }
-}
-
 impl TokenBucketConfig {
     /// A cap of 0.001 to 1,000,000 tokens; a reward within [0, cap]; a cost within
     /// [0.001, cap] (a retry that costs nothing, or more than the bucket holds, is no
     /// bucket at all).
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check("capacity", self.capacity, 0.001, MAX_CAPACITY)?;
-        check("successReward", self.success_reward, 0.0, self.capacity)?;
-        check("retryCost", self.retry_cost, 0.001, self.capacity)
+        check_number("capacity", self.capacity, 0.001, MAX_CAPACITY)?;
+        check_number("successReward", self.success_reward, 0.0, self.capacity)?;
+        check_number("retryCost", self.retry_cost, 0.001, self.capacity)
     }
 }
 
