@@ -5,9 +5,10 @@
 //!
 //! - **at most 3 attempts** (`max_attempts`, the first included);
 //! - **backoff** before retry `i` (`i` = 1 after the first attempt failed):
-//!   `min(b x 2^(i-1) s, 20 s)` with `b` uniform in [0, 1]. The spec writes `b x 2^i`;
-//!   botocore's `ExponentialBackoff` uses `attempt_number - 1`, so the first wait is at
-//!   most 1 s, and this module follows the library;
+//!   `min(b x 2^(i-1) s, 20 s)` with `b` uniform in [0, 1]. The spec writes `b x 2^i`
+//!   without saying where `i` starts; botocore's `ExponentialBackoff` uses
+//!   `attempt_number - 1`, so the first wait is at most 1 s, and this module follows the
+//!   library;
 //! - **a retry quota** per client, a token bucket that starts full at 500. A retry
 //!   takes 5 tokens (10 when the failed attempt timed out: a timeout suggests an
 //!   overloaded server, so it costs more); a retry that finds too few tokens is not made
