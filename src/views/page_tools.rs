@@ -200,6 +200,12 @@ fn import_section(
     // A YAML file with documents for Spring profiles: the learner chooses one (or none).
     let profiles = RwSignal::new(Vec::<String>::new());
     let profile = RwSignal::new(String::new());
+    // The dialog opened again (its status cleared): the last import's problems go.
+    Effect::new(move |_| {
+        if status.with(String::is_empty) {
+            import_errors.set(Vec::new());
+        }
+    });
     let imported = Callback::new(move |applied: Result<String, Refused>| match applied {
         Ok(mut done) => {
             import_errors.set(Vec::new());
