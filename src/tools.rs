@@ -9,10 +9,11 @@
 //! with `#[wasm_bindgen]`); the async functions here call them from any part. Values cross
 //! between the two wasm instances as query strings ([`record`]), the text format every
 //! part already reads and writes for its links: a tick demo sends its demo and its link's
-//! settings and gets settings back, so it carries no decoder of its own for configs
-//! (serde-wasm-bindgen cost the tick demos 13 KB gzip). The labs still send their
-//! instances as JavaScript values (serde-wasm-bindgen), and the sandbox gets its breaker
-//! config that way.
+//! settings and gets settings back, and a lab whose link holds its whole config sends its
+//! link, so these parts carry no decoder of their own for configs (serde-wasm-bindgen cost
+//! the tick demos 15 KB gzip as sent). The sandbox (its breaker after an import) and the
+//! BoxOffice system (edits longer than a link) still send their instances as JavaScript
+//! values (serde-wasm-bindgen), and the sandbox gets its breaker config back that way.
 
 use resilience_sim::model::tick::TickConfig;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
