@@ -99,6 +99,16 @@ pub mod record {
 }
 
 impl ConfigText {
+    /// `instances` in the three forms the dialog shows (the tools part's writer).
+    pub fn of(instances: &[Instance]) -> Self {
+        use resilience_sim::resilience4j;
+        ConfigText {
+            yaml: resilience4j::to_yaml(instances),
+            properties: resilience4j::to_properties(instances),
+            java: resilience4j::to_java(instances),
+        }
+    }
+
     pub fn to_record(&self) -> String {
         record::write([
             ("yaml", self.yaml.as_str()),
@@ -199,12 +209,7 @@ pub mod exports {
     /// record.
     pub fn resilience4j_text(instances: JsValue) -> Result<String, JsValue> {
         let instances: Vec<Instance> = from_js(instances)?;
-        Ok(ConfigText {
-            yaml: resilience4j::to_yaml(&instances),
-            properties: resilience4j::to_properties(&instances),
-            java: resilience4j::to_java(&instances),
-        }
-        .to_record())
+        Ok(ConfigText::of(&instances).to_record())
     }
 
     /// A lab's settings, as its link `query` (`demo=12&queueCapacity=200`) says, as Spring
@@ -234,12 +239,7 @@ pub mod exports {
                 .resilience4j(),
             _ => return Err(JsValue::from_str("not a lab whose link says its config")),
         };
-        Ok(ConfigText {
-            yaml: resilience4j::to_yaml(&instances),
-            properties: resilience4j::to_properties(&instances),
-            java: resilience4j::to_java(&instances),
-        }
-        .to_record())
+        Ok(ConfigText::of(&instances).to_record())
     }
 
     /// Demo `demo`'s settings with its link's `settings` applied ([`tick_config`]) as
@@ -247,12 +247,7 @@ pub mod exports {
     pub fn tick_config_text(demo: u32, settings: &str) -> Result<String, JsValue> {
         let tick = tick_config(demo, settings).map_err(|e| JsValue::from(e.join(" ")))?;
         let instances = resilience4j::tick_instances(&tick);
-        Ok(ConfigText {
-            yaml: resilience4j::to_yaml(&instances),
-            properties: resilience4j::to_properties(&instances),
-            java: resilience4j::to_java(&instances),
-        }
-        .to_record())
+        Ok(ConfigText::of(&instances).to_record())
     }
 
     /// A pasted `application.yml` or `.properties` fragment for demo `demo` played with

@@ -240,16 +240,13 @@ pub fn SystemEditor(
             // view of `<option>`s costs a part about 2 KB gzip (docs/bundles.md).
             let mut action_options = String::new();
             for (i, action) in Action::ALL.into_iter().enumerate() {
-                action_options.raw("<option value=\"").num(i as u64);
-                action_options.raw(if new_action.get_untracked() == i { "\" selected>" } else { "\">" });
-                action_options.text(action.label()).raw("</option>");
+                let selected = new_action.get_untracked() == i;
+                action_options.option(&i.to_string(), action.label(), selected);
             }
             let chosen = new_dependency.get_untracked();
             let mut dependency_options = String::new();
             for name in t.dependencies.keys() {
-                dependency_options.raw("<option value=\"").text(name);
-                dependency_options.raw(if *name == chosen { "\" selected>" } else { "\">" });
-                dependency_options.text(name).raw("</option>");
+                dependency_options.option(name, name, *name == chosen);
             }
             let seconds = t.seconds;
             Some(view! {

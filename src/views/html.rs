@@ -31,6 +31,12 @@ pub trait Html {
     fn text(&mut self, text: &str) -> &mut Self;
     /// A whole number.
     fn num(&mut self, n: u64) -> &mut Self;
+    /// An `<option>` of a select whose options are written as markup.
+    fn option(&mut self, value: &str, label: &str, selected: bool) -> &mut Self {
+        self.raw("<option value=\"").text(value);
+        self.raw(if selected { "\" selected>" } else { "\">" });
+        self.text(label).raw("</option>")
+    }
 }
 
 impl Html for String {

@@ -266,16 +266,14 @@ fn import_section(
     let profile_options_html = live(move || {
         let mut h = String::new();
         let current = profile.get_untracked();
-        h.raw("<option value=\"\">No profile: the default documents only</option>");
+        h.option(
+            "",
+            "No profile: the default documents only",
+            current.is_empty(),
+        );
         profiles.with(|names| {
             for name in names {
-                h.raw("<option value=\"").text(name);
-                h.raw(if *name == current {
-                    "\" selected>"
-                } else {
-                    "\">"
-                });
-                h.text(name).raw("</option>");
+                h.option(name, name, *name == current);
             }
         });
         h
@@ -287,13 +285,7 @@ fn import_section(
         let current = chosen.get_untracked();
         instances.with(|names| {
             for name in names {
-                h.raw("<option value=\"").text(name);
-                h.raw(if *name == current {
-                    "\" selected>"
-                } else {
-                    "\">"
-                });
-                h.text(name).raw("</option>");
+                h.option(name, name, *name == current);
             }
         });
         h

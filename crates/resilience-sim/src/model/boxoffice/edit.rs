@@ -262,6 +262,13 @@ impl Settings {
         });
     }
 
+    /// The step of the setting added last (whole numbers unless said).
+    fn step(&mut self, step: f64) {
+        if let Some(last) = self.out.last_mut() {
+            last.step = step;
+        }
+    }
+
     fn component(&mut self, name: String) {
         self.component = name;
     }
@@ -302,10 +309,8 @@ pub fn settings(t: &Topology) -> Vec<Setting> {
             (0.1, 1e6),
             "/s",
         );
-        if let Some(last) = s.out.last_mut() {
-            // The validator's bound is open (above 0): tenths of a request a second.
-            last.step = 0.1;
-        }
+        // The validator's bound is open (above 0): tenths of a request a second.
+        s.step(0.1);
         s.add(
             "door.tokenBucket.burst".into(),
             "Burst per key",
@@ -396,9 +401,7 @@ pub fn settings(t: &Topology) -> Vec<Setting> {
             (0.0, rps_max),
             "/s",
         );
-        if let Some(last) = s.out.last_mut() {
-            last.step = 0.1;
-        }
+        s.step(0.1);
         s.add(
             format!("clients.{name}.deadlineMs"),
             "Gives up after",
@@ -523,9 +526,7 @@ fn timeline_settings(t: &Topology, s: &mut Settings) {
         // The validator's bound: a run made shorter (`--seconds`) keeps its later entries.
         s.add(p("atS"), "At", e.at_s, (0.0, f64::from(MAX_SECONDS)), "s");
         if e.at_s.fract() != 0.0 {
-            if let Some(last) = s.out.last_mut() {
-                last.step = 0.1;
-            }
+            s.step(0.1);
         }
         let ms = MAX_DURATION as f64;
         match e.action {
@@ -535,18 +536,14 @@ fn timeline_settings(t: &Topology, s: &mut Settings) {
                 }
                 if let Some(x) = e.factor {
                     s.add(p("factor"), "Times slower", x, (0.01, 1000.0), "");
-                    if let Some(last) = s.out.last_mut() {
-                        last.step = 0.01;
-                    }
+                    s.step(0.01);
                 }
             }
             Action::Failing | Action::Declines => {
                 if let Some(x) = e.percent {
                     s.add(p("percent"), "Share of calls", x, (0.0, 100.0), "%");
                     if x.fract() != 0.0 {
-                        if let Some(last) = s.out.last_mut() {
-                            last.step = 0.1;
-                        }
+                        s.step(0.1);
                     }
                 }
             }
@@ -560,9 +557,7 @@ fn timeline_settings(t: &Topology, s: &mut Settings) {
                         (0.0, demand_max.max(x.min(100.0))),
                         "",
                     );
-                    if let Some(last) = s.out.last_mut() {
-                        last.step = 0.1;
-                    }
+                    s.step(0.1);
                 }
             }
             Action::Scale => {
