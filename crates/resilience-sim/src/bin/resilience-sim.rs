@@ -192,6 +192,7 @@ fn execute(command: Command) -> Result<Vec<String>, String> {
                     catalogue::Lab::Brownout => "lab brownout",
                     catalogue::Lab::Checkout => "lab checkout",
                     catalogue::Lab::BoxOffice => "lab boxoffice",
+                    catalogue::Lab::RetryPolicies => "lab retry-policies",
                 };
                 return Err(format!(
                     "demo {number} is a lab, not a tick demo: run `resilience-sim {command}` (its flags set the lab's controls)"
@@ -668,6 +669,10 @@ fn demo_resilience4j(number: u32, format: &str) -> Result<Vec<String>, String> {
         Some(catalogue::Lab::Checkout) => CheckoutLab::default().resilience4j(),
         Some(catalogue::Lab::BoxOffice) => {
             resilience_sim::scenario::boxoffice_lab::BoxOfficeLab::default().resilience4j()
+        }
+        Some(catalogue::Lab::RetryPolicies) => {
+            resilience_sim::scenario::retry_policies_lab::RetryPoliciesLab::default()
+                .resilience4j()
         }
         None => {
             let demo = catalogue::demo(number).ok_or_else(|| {

@@ -20,6 +20,7 @@ use crate::scenario::brownout_lab::BrownoutLab;
 use crate::scenario::checkout_lab::CheckoutLab;
 use crate::scenario::labs::{AmplificationLab, JitterLab};
 use crate::scenario::pool_lab::PoolLab;
+use crate::scenario::retry_policies_lab::RetryPoliciesLab;
 use crate::scenario::sandbox::SandboxSettings;
 
 /// A lab's config as Resilience4j instances ("Show as Resilience4j config").
@@ -45,6 +46,19 @@ lab_resilience4j! {
     BrownoutLab => brownout,
     CheckoutLab => checkout,
     BoxOfficeLab => boxoffice,
+    RetryPoliciesLab => retry_policies,
+}
+
+/// Demo 15: the Resilience4j line's Retry. The other policies are other libraries' rules
+/// (or a budget shared by every call), which Resilience4j has no setting for.
+pub fn retry_policies(lab: &RetryPoliciesLab) -> Vec<Instance> {
+    vec![Instance::new(
+        "server",
+        PolicyConfig::Retry(lab.settings.resilience4j.clone()),
+    )
+    .note("The Resilience4j line retries this way; the retry budget, token bucket and Finagle lines retry the same way, within their shared brake.")
+    .note("The retry budget, the token bucket, Finagle's RetryBudget, gRPC's throttling, the AWS retry quota and adaptive throttling have no Resilience4j setting: each caps the retries of all calls together, and max-attempts caps only one call's.")
+    .note("The server, its failure rate, the load and the slowdown are the lab's world, not settings.")]
 }
 
 /// The note for a jitter mode Resilience4j does not have.

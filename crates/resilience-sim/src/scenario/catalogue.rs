@@ -123,6 +123,8 @@ pub enum Lab {
     Checkout,
     /// ../shared/spec/04-boxoffice-playground.md: a whole system, five scenarios.
     BoxOffice,
+    /// ../shared/spec/05-retry-policies.md: the retry policies real clients ship.
+    RetryPolicies,
 }
 
 /// A numbered lab demo (after the tick demos).
@@ -139,7 +141,7 @@ pub struct LabInfo {
 
 /// Demos 8 and 9: the retry labs of ../shared/spec/02-retry-labs.md; 10 and 11: labs F and
 /// D of ../shared/spec/03-incident-labs.md.
-pub const LABS: [LabInfo; 7] = [
+pub const LABS: [LabInfo; 8] = [
     LabInfo {
         number: 8,
         title: "Retries can keep a system down",
@@ -196,6 +198,14 @@ pub const LABS: [LabInfo; 7] = [
         kind: "system lab",
         lab: Lab::BoxOffice,
     },
+    LabInfo {
+        number: 15,
+        title: "Which retry policy survives?",
+        setup: "eight client retry policies against one server: 1,000 requests/s and a failure rate from 0 to 100 %; then a server of 100 calls/s hit by a 3x slowdown",
+        watch: "Attempts per request as failures rise, the failure rate where each policy stops retrying, and which loads and slowdowns each policy never recovers from.",
+        kind: "retry lab",
+        lab: Lab::RetryPolicies,
+    },
 ];
 
 /// The lab with this number, if there is one.
@@ -243,6 +253,7 @@ mod tests {
         assert_eq!(lab(12).map(|l| l.lab), Some(Lab::Brownout));
         assert_eq!(lab(13).map(|l| l.lab), Some(Lab::Checkout));
         assert_eq!(lab(14).map(|l| l.lab), Some(Lab::BoxOffice));
+        assert_eq!(lab(15).map(|l| l.lab), Some(Lab::RetryPolicies));
         assert!(exists(14) && !exists(15) && !exists(0));
     }
 }

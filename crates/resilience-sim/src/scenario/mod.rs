@@ -17,6 +17,7 @@ pub mod compare;
 pub mod lab_session;
 pub mod labs;
 pub mod pool_lab;
+pub mod retry_policies_lab;
 pub mod sandbox;
 pub mod scripts;
 pub mod session;

@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::client::ClientPolicy;
-use super::sim::{self, RunSpec, Server};
+use super::sim::{self, RunSpec, RunStats, Server};
 use super::{cell_seed, check_list, prefixed, RetryPolicyKind, RetryPolicySettings};
 use crate::error::{check_number, check_range};
 use crate::{ConfigError, Millis};
@@ -194,6 +194,17 @@ pub fn cell(
     load: f64,
     trigger_s: f64,
 ) -> Result<MapCell, ConfigError> {
+    let (spec, client) = cell_run(config, policy, load, trigger_s)?;
+    Ok(cell_of(config, load, trigger_s, &sim::run(&spec, client)))
+}
+
+/// The run of one cell, not made yet (a page makes it in slices: [`sim::Sim`]).
+pub fn cell_run(
+    config: &MapConfig,
+    policy: RetryPolicyKind,
+    load: f64,
+    trigger_s: f64,
+) -> Result<(RunSpec, ClientPolicy), ConfigError> {
     let client = ClientPolicy::new(policy, &config.settings)?;
     let slow_from = config.warmup;
     let slow_until = slow_from + (trigger_s * 1_000.0).round() as Millis;
@@ -216,16 +227,20 @@ pub fn cell(
         end,
         seed: cell_seed(config.seed, &[load, trigger_s]),
     };
-    let stats = sim::run(&spec, client);
+    Ok((spec, client))
+}
+
+/// The cell a finished run of [`cell_run`] gives.
+pub fn cell_of(config: &MapConfig, load: f64, trigger_s: f64, stats: &RunStats) -> MapCell {
     let goodput = stats.window_successes as f64 / stats.window_arrivals.max(1) as f64;
-    Ok(MapCell {
+    MapCell {
         load,
         trigger_s,
         recovered: !stats.truncated && goodput >= config.recovered_share,
         goodput,
         wasted: stats.wasted,
         truncated: stats.truncated,
-    })
+    }
 }
 
 /// The whole map: every policy, every load, every trigger (loads outer, triggers inner).

@@ -200,6 +200,34 @@ pub(crate) fn prefixed(prefix: &str, error: ConfigError) -> ConfigError {
 }
 
 impl RetryPolicySettings {
+    /// The settings `policy` reads, every other at its default: two settings with the same
+    /// key give the policy the same runs (a page reruns only the policies a change touches).
+    pub fn of_policy(&self, policy: RetryPolicyKind) -> RetryPolicySettings {
+        let mut key = RetryPolicySettings::default();
+        let per_request = matches!(
+            policy,
+            RetryPolicyKind::Resilience4j
+                | RetryPolicyKind::RetryBudget
+                | RetryPolicyKind::TokenBucket
+                | RetryPolicyKind::Finagle
+        );
+        if per_request {
+            key.resilience4j = self.resilience4j.clone();
+        }
+        match policy {
+            RetryPolicyKind::None | RetryPolicyKind::Resilience4j => {}
+            RetryPolicyKind::RetryBudget => key.retry_budget = self.retry_budget.clone(),
+            RetryPolicyKind::TokenBucket => key.token_bucket = self.token_bucket.clone(),
+            RetryPolicyKind::Finagle => key.finagle = self.finagle.clone(),
+            RetryPolicyKind::Grpc => key.grpc = self.grpc.clone(),
+            RetryPolicyKind::AwsStandard => key.aws_standard = self.aws_standard.clone(),
+            RetryPolicyKind::AdaptiveThrottling => {
+                key.adaptive_throttling = self.adaptive_throttling.clone()
+            }
+        }
+        key
+    }
+
     pub fn validate(&self) -> Result<(), ConfigError> {
         Retry::new(self.resilience4j.clone()).map_err(|e| prefixed("resilience4j", e))?;
         self.retry_budget

@@ -104,8 +104,10 @@ struct Request {
     measured: bool,
 }
 
-struct World<'a> {
-    spec: &'a RunSpec,
+/// One run under way: [`Sim::advance`] handles its events a slice at a time, so a page
+/// can make a run between frames; [`run`] makes it at once.
+pub struct Sim {
+    spec: RunSpec,
     policy: ClientPolicy,
     kernel: Kernel<Ev>,
     requests: Slab<Request>,
@@ -115,87 +117,123 @@ struct World<'a> {
     failures: Pcg64Mcg,
     decisions: Pcg64Mcg,
     stats: RunStats,
+    /// The next arrival's instant, in fractional ms (the gaps add up without rounding).
+    next_arrival: f64,
+    rate_per_ms: f64,
+    done: bool,
 }
 
 /// Runs `spec` with `policy` (a fresh one: its brake starts full).
 pub fn run(spec: &RunSpec, policy: ClientPolicy) -> RunStats {
-    let stream =
-        |n: u64| Pcg64Mcg::seed_from_u64(spec.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
-    let mut world = World {
-        spec,
-        policy,
-        kernel: Kernel::new(),
-        requests: Slab::default(),
-        busy: 0,
-        queue: VecDeque::new(),
-        arrivals: stream(1),
-        failures: stream(2),
-        decisions: stream(3),
-        stats: RunStats::default(),
-    };
-    world.run();
-    world.stats
+    let mut sim = Sim::new(spec.clone(), policy);
+    while !sim.advance(u64::MAX) {}
+    sim.finish()
 }
 
-impl World<'_> {
-    fn run(&mut self) {
-        let mut next_arrival = 0.0_f64;
-        let rate_per_ms = self.spec.demand_per_second / 1_000.0;
-        if rate_per_ms > 0.0 {
-            next_arrival = self.gap(rate_per_ms);
-            if (next_arrival as Millis) < self.spec.arrivals_until {
-                self.kernel.schedule(next_arrival as Millis, Ev::Arrival);
+impl Sim {
+    /// A run of `spec` with `policy`, before its first event.
+    pub fn new(spec: RunSpec, policy: ClientPolicy) -> Self {
+        let stream =
+            |n: u64| Pcg64Mcg::seed_from_u64(spec.seed ^ n.wrapping_mul(0x9E37_79B9_7F4A_7C15));
+        let mut sim = Sim {
+            policy,
+            kernel: Kernel::new(),
+            requests: Slab::default(),
+            busy: 0,
+            queue: VecDeque::new(),
+            arrivals: stream(1),
+            failures: stream(2),
+            decisions: stream(3),
+            stats: RunStats::default(),
+            next_arrival: 0.0,
+            rate_per_ms: spec.demand_per_second / 1_000.0,
+            spec,
+            done: false,
+        };
+        if sim.rate_per_ms > 0.0 {
+            sim.next_arrival = sim.gap();
+            if (sim.next_arrival as Millis) < sim.spec.arrivals_until {
+                sim.kernel
+                    .schedule(sim.next_arrival as Millis, Ev::Arrival);
             }
         }
-        while let Some((now, event)) = self.kernel.pop_until(self.spec.end.saturating_sub(1)) {
+        sim
+    }
+
+    /// Handles at most `events` more events; whether the run is over.
+    pub fn advance(&mut self, events: u64) -> bool {
+        let mut left = events;
+        while !self.done && left > 0 {
+            left -= 1;
+            let Some((now, event)) = self.kernel.pop_until(self.spec.end.saturating_sub(1)) else {
+                self.done = true;
+                break;
+            };
             if self.kernel.handled() >= MAX_RUN_EVENTS {
                 self.stats.truncated = true;
+                self.done = true;
                 break;
             }
-            match event {
-                Ev::Arrival => {
-                    self.arrive(now);
-                    next_arrival += self.gap(rate_per_ms);
-                    if (next_arrival as Millis) < self.spec.arrivals_until {
-                        self.kernel.schedule(next_arrival as Millis, Ev::Arrival);
-                    }
+            self.handle(now, event);
+        }
+        self.done
+    }
+
+    /// Events handled so far.
+    pub fn events(&self) -> u64 {
+        self.kernel.handled()
+    }
+
+    /// What the run counted (so far, if it is not over).
+    pub fn finish(mut self) -> RunStats {
+        self.stats.events = self.kernel.handled();
+        self.stats
+    }
+
+    fn handle(&mut self, now: Millis, event: Ev) {
+        match event {
+            Ev::Arrival => {
+                self.arrive(now);
+                self.next_arrival += self.gap();
+                if (self.next_arrival as Millis) < self.spec.arrivals_until {
+                    self.kernel
+                        .schedule(self.next_arrival as Millis, Ev::Arrival);
                 }
-                Ev::Answer { req, attempt, ok } => {
-                    let end = if ok {
-                        AttemptEnd::Success
-                    } else {
-                        AttemptEnd::Error
-                    };
-                    self.attempt_ended(now, req, attempt, end);
+            }
+            Ev::Answer { req, attempt, ok } => {
+                let end = if ok {
+                    AttemptEnd::Success
+                } else {
+                    AttemptEnd::Error
+                };
+                self.attempt_ended(now, req, attempt, end);
+            }
+            Ev::Timeout { req, attempt } => {
+                self.attempt_ended(now, req, attempt, AttemptEnd::Timeout)
+            }
+            Ev::Retry { req } => self.send(now, req),
+            Ev::Served { req, attempt } => {
+                self.busy -= 1;
+                let waiting = self
+                    .requests
+                    .get(req)
+                    .is_some_and(|r| r.waiting && r.attempt == attempt);
+                if waiting {
+                    self.attempt_ended(now, req, attempt, AttemptEnd::Success);
+                } else {
+                    self.stats.wasted += 1;
                 }
-                Ev::Timeout { req, attempt } => {
-                    self.attempt_ended(now, req, attempt, AttemptEnd::Timeout)
-                }
-                Ev::Retry { req } => self.send(now, req),
-                Ev::Served { req, attempt } => {
-                    self.busy -= 1;
-                    let waiting = self
-                        .requests
-                        .get(req)
-                        .is_some_and(|r| r.waiting && r.attempt == attempt);
-                    if waiting {
-                        self.attempt_ended(now, req, attempt, AttemptEnd::Success);
-                    } else {
-                        self.stats.wasted += 1;
-                    }
-                    if let Some((next, attempt)) = self.queue.pop_front() {
-                        self.start_service(now, next, attempt);
-                    }
+                if let Some((next, attempt)) = self.queue.pop_front() {
+                    self.start_service(now, next, attempt);
                 }
             }
         }
-        self.stats.events = self.kernel.handled();
     }
 
     /// The gap to the next Poisson arrival, in ms.
-    fn gap(&mut self, rate_per_ms: f64) -> f64 {
+    fn gap(&mut self) -> f64 {
         let u: f64 = self.arrivals.random();
-        -(1.0 - u).ln() / rate_per_ms
+        -(1.0 - u).ln() / self.rate_per_ms
     }
 
     fn arrive(&mut self, now: Millis) {

@@ -20,7 +20,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::client::ClientPolicy;
-use super::sim::{self, RunSpec, Server};
+use super::sim::{self, RunSpec, RunStats, Server};
 use super::{cell_seed, check_list, prefixed, RetryPolicyKind, RetryPolicySettings};
 use crate::error::check_range;
 use crate::{ConfigError, Millis};
@@ -179,6 +179,16 @@ pub fn point(
     policy: RetryPolicyKind,
     failure_rate: f64,
 ) -> Result<SweepPoint, ConfigError> {
+    let (spec, client) = point_run(config, policy, failure_rate)?;
+    Ok(point_of(failure_rate, &sim::run(&spec, client)))
+}
+
+/// The run of one point, not made yet (a page makes it in slices: [`sim::Sim`]).
+pub fn point_run(
+    config: &SweepConfig,
+    policy: RetryPolicyKind,
+    failure_rate: f64,
+) -> Result<(RunSpec, ClientPolicy), ConfigError> {
     let client = ClientPolicy::new(policy, &config.settings)?;
     let warmup = config.warmup_for(policy);
     let measure_until = warmup + config.measure;
@@ -196,15 +206,19 @@ pub fn point(
         end: measure_until + DRAIN_MS,
         seed: cell_seed(config.seed, &[failure_rate]),
     };
-    let stats = sim::run(&spec, client);
+    Ok((spec, client))
+}
+
+/// The point a finished run of [`point_run`] gives.
+pub fn point_of(failure_rate: f64, stats: &RunStats) -> SweepPoint {
     let requests = stats.requests.max(1) as f64;
-    Ok(SweepPoint {
+    SweepPoint {
         failure_rate,
         amplification: stats.attempts as f64 / requests,
         success: stats.succeeded as f64 / requests,
         refused: (stats.refused + stats.rejected_locally) as f64 / requests,
         truncated: stats.truncated,
-    })
+    }
 }
 
 /// The lowest failure rate whose point refused at least [`ONSET_SHARE`] of requests.
