@@ -1,14 +1,17 @@
 //! `resilience-sim lab retry-policies`: Demo 15's two experiments as JSON in the spec's
-//! shapes, the spec's figures read back through it, the seed, and bad flags as one line
-//! with exit code 2. Tolerances as in `retry_policies.rs`: about 20,000 requests per
-//! point, so 0.03 on an amplification that chance sets, 0.01 where a brake's arithmetic
-//! sets it.
+//! shapes, the spec's figures read back through it, the seed, each policy's settings as
+//! flags named by their path (`--grpc.maxTokens 20`, read through Demo 15's control
+//! table), and bad flags as one line with exit code 2. Tolerances as in
+//! `retry_policies.rs`: about 20,000 requests per point, so 0.03 on an amplification that
+//! chance sets, 0.01 where a brake's arithmetic sets it.
 
+use resilience_sim::scenario::lab_session::{Control, LabModel};
+use resilience_sim::scenario::retry_policies_lab::RetryPoliciesLab;
 use serde_json::Value;
 
 mod common;
 
-use common::{json, refused, stdout};
+use common::{cli, json, refused, sample_values, stdout};
 
 const NAMES: [&str; 8] = [
     "none",
@@ -243,4 +246,271 @@ fn help_names_every_policy() {
     for name in NAMES {
         assert!(text.contains(&format!("    {name}: ")), "{name}");
     }
+}
+
+/// The amplification at `f` of the only policy of a sweep run with `extra` flags.
+fn one_point(policy: &str, f: f64, extra: &[&str]) -> Value {
+    let rate = f.to_string();
+    let args = [
+        &[
+            "lab",
+            "retry-policies",
+            "--policies",
+            policy,
+            "--failure-rates",
+            &rate,
+        ][..],
+        extra,
+    ]
+    .concat();
+    let run = json(&args);
+    let points = run["policies"][policy].as_array().unwrap();
+    assert_eq!(points.len(), 1, "{run}");
+    points[0].clone()
+}
+
+fn amplification_with(policy: &str, f: f64, extra: &[&str]) -> f64 {
+    one_point(policy, f, extra)["amplification"]
+        .as_f64()
+        .unwrap()
+}
+
+/// The settings flags: the controls of Demo 15's table named by a path, as the page's link
+/// names them (the lab's own test list, independent of the binary's).
+fn settings_controls() -> Vec<&'static Control<RetryPoliciesLab>> {
+    RetryPoliciesLab::controls()
+        .iter()
+        .filter(|c| c.name.contains('.') && !c.name.starts_with("show."))
+        .collect()
+}
+
+/// Each policy's settings change its figures as the spec's rules say.
+#[test]
+fn settings_flags_change_the_figures_as_the_rules_say() {
+    // Resilience4j: maxAttempts 2 is 1 + f attempts per request, 2 at f = 1; the wait
+    // changes when retries go, not how many.
+    for wait in ["1s", "1500ms", "250"] {
+        let p = one_point(
+            "resilience4j",
+            1.0,
+            &[
+                "--resilience4j.maxAttempts",
+                "2",
+                "--resilience4j.waitDuration",
+                wait,
+            ],
+        );
+        assert_eq!(p["amplification"], 2.0, "{wait}: {p}");
+        assert_eq!(p["success"], 0.0, "{wait}: {p}");
+    }
+    // `--name=value` reads the same.
+    assert_eq!(
+        amplification_with("resilience4j", 1.0, &["--resilience4j.maxAttempts=2"]),
+        2.0
+    );
+    // The budget's plateau at f = 1 is 1 + retryPercent: 1.5 for 50 %.
+    close(
+        amplification_with("retry-budget", 1.0, &["--retryBudget.retryPercent", "50"]),
+        1.5,
+        0.01,
+        "budget 50 %",
+    );
+    // Finagle's: retryPercent + 10/s over 1,000/s, 1.11 for 10 %.
+    close(
+        amplification_with("finagle", 1.0, &["--finagle.retryPercent", "10"]),
+        1.11,
+        0.01,
+        "finagle 10 %",
+    );
+    // gRPC retries while tokenRatio (1 - f) > f on average. Below 9.1 % (the default
+    // ratio 0.1) the default's 5 tokens of margin still run dry now and then (1.6 % of
+    // requests refused at 8 %); a margin of 500 never does: every retry is made.
+    let default = one_point("grpc", 0.08, &[]);
+    let roomy = one_point("grpc", 0.08, &["--grpc.maxTokens", "1000"]);
+    close(
+        roomy["amplification"].as_f64().unwrap(),
+        1.0 + 0.08 + 0.0064 + 0.000512,
+        0.01,
+        "grpc 1000 tokens at 8 %",
+    );
+    assert!(roomy["success"].as_f64().unwrap() > 0.999, "{roomy}");
+    assert!(default["success"].as_f64().unwrap() < 0.995, "{default}");
+    // Above it, no margin keeps retries going: the count only falls.
+    close(
+        amplification_with("grpc", 0.12, &["--grpc.maxTokens", "1000"]),
+        1.0,
+        0.002,
+        "grpc 1000 tokens at 12 %",
+    );
+    // With tokenRatio 1 the rule holds up to 50 %: at 30 % retries go on, as Resilience4j's
+    // 1 + f + f^2 + f^3 (the default stops them).
+    close(
+        amplification_with(
+            "grpc",
+            0.3,
+            &["--grpc.maxTokens", "1000", "--grpc.tokenRatio", "1"],
+        ),
+        1.0 + 0.3 + 0.09 + 0.027,
+        0.03,
+        "grpc ratio 1 at 30 %",
+    );
+    close(
+        amplification_with("grpc", 0.3, &[]),
+        1.0,
+        0.002,
+        "grpc at 30 %",
+    );
+}
+
+/// The lead's example reads as a whole, a setting of another policy leaves a policy's
+/// figures as they were, and the map runs with the settings too.
+#[test]
+fn settings_flags_reach_only_their_policies_and_the_map() {
+    let args = [
+        "lab",
+        "retry-policies",
+        "--policies",
+        "aws-standard",
+        "--failure-rates",
+        "0.5",
+    ];
+    let others = [
+        "--grpc.maxTokens",
+        "20",
+        "--resilience4j.maxAttempts",
+        "3",
+        "--finagle.retryPercent",
+        "10",
+        "--resilience4j.waitDuration",
+        "1s",
+    ];
+    assert_eq!(stdout(&args), stdout(&[&args[..], &others[..]].concat()));
+    // One attempt per request: 90 % load drains after a 20 s slowdown (4 attempts do not).
+    let map = |extra: &[&str]| {
+        let base = [
+            "lab",
+            "retry-policies",
+            "--experiment",
+            "map",
+            "--policies",
+            "resilience4j",
+            "--loads",
+            "0.9",
+            "--triggers",
+            "20",
+        ];
+        json(&[&base[..], extra].concat())["policies"]["resilience4j"][0]["recovered"].clone()
+    };
+    assert_eq!(map(&[]), false);
+    assert_eq!(map(&["--resilience4j.maxAttempts", "1"]), true);
+}
+
+#[test]
+fn bad_settings_are_one_line_errors_naming_the_flag() {
+    let base = ["lab", "retry-policies", "--policies", "grpc"];
+    let with = |extra: &[&str]| refused(&[&base[..], extra].concat());
+    let text = with(&["--grpc.maxAttempts", "9"]);
+    assert!(
+        text.contains("--grpc.maxAttempts: must be between 2 attempts and 5 attempts (got 9)"),
+        "{text}"
+    );
+    let text = with(&["--grpc.maxTokens", "abc"]);
+    assert!(
+        text.contains("--grpc.maxTokens: must be a number (got “abc”)"),
+        "{text}"
+    );
+    let text = with(&["--resilience4j.waitDuration", "11s"]);
+    assert!(
+        text.contains("--resilience4j.waitDuration: must be between 0 ms and 10 s"),
+        "{text}"
+    );
+    let text = with(&["--resilience4j.waitDuration", "1.5x"]);
+    assert!(text.contains("--resilience4j.waitDuration: "), "{text}");
+    let text = with(&["--retryBudget.retryPercent", "0"]);
+    assert!(
+        text.contains("--retryBudget.retryPercent: must be between 1"),
+        "{text}"
+    );
+    // A setting's name misspelt: the policy's settings; a page control: not a flag.
+    let text = with(&["--grpc.maxToken", "20"]);
+    assert!(
+        text.contains("--grpc.maxToken: not a setting of grpc"),
+        "{text}"
+    );
+    assert!(text.contains("--grpc.maxTokens"), "{text}");
+    let text = with(&["--retry-budget.retryPercent", "20"]);
+    assert!(text.contains("--retryBudget.retryPercent"), "{text}");
+    assert!(with(&["--show.grpc", "false"]).contains("--show.grpc is a control of the page only"));
+    assert!(with(&["--yourLoad", "50"]).contains("of the page only"));
+    // Any other flag: the list of the lab's own flags and where the settings are listed.
+    let text = with(&["--maxTokens", "20"]);
+    assert!(text.contains("--maxTokens: not a control"), "{text}");
+    assert!(
+        text.contains("--grpc.maxTokens") && text.contains("--help"),
+        "{text}"
+    );
+    assert!(with(&["--grpc.maxTokens"]).contains("--grpc.maxTokens needs a value"));
+}
+
+/// Every setting's flag takes both ends of its range and a middle step (one cheap map cell
+/// with the policy that reads it): a run, or a refusal of one line naming the flag (a
+/// range end off the control's step grid), never a panic.
+#[test]
+fn every_setting_is_a_flag_and_no_value_of_its_range_panics() {
+    let controls = settings_controls();
+    assert!(controls.len() >= 20, "the seven policies' settings");
+    for control in controls {
+        let prefix = control.name.split('.').next().unwrap();
+        let policy = NAMES
+            .into_iter()
+            .find(|n| n.replace('-', "").eq_ignore_ascii_case(prefix))
+            .unwrap_or_else(|| panic!("{prefix}"));
+        for value in sample_values(control) {
+            let flag = format!("--{}", control.name);
+            let args = [
+                "lab",
+                "retry-policies",
+                "--experiment",
+                "map",
+                "--policies",
+                policy,
+                "--loads",
+                "0.2",
+                "--triggers",
+                "0",
+                &flag,
+                &value,
+            ];
+            let out = cli(&args);
+            let stderr = String::from_utf8_lossy(&out.stderr);
+            assert!(!stderr.contains("panicked"), "{flag} {value}: {stderr}");
+            if !out.status.success() {
+                assert_eq!(out.status.code(), Some(2), "{flag} {value}");
+                assert_eq!(stderr.lines().count(), 1, "{flag} {value}: {stderr}");
+                assert!(
+                    stderr.contains(&format!("{flag}: ")),
+                    "{flag} {value}: {stderr}"
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn help_lists_every_setting_with_its_default() {
+    let text = stdout(&["lab", "--help"]);
+    let defaults = RetryPoliciesLab::default();
+    for control in settings_controls() {
+        let line = format!("\n  --{} {}  ", control.name, control.text(&defaults));
+        assert!(text.contains(&line), "{line:?}");
+    }
+    for line in [
+        "--grpc.maxTokens 10  ",
+        "--resilience4j.maxAttempts 4  ",
+        "--resilience4j.waitDuration 500  ",
+        "--finagle.retryPercent 20  ",
+    ] {
+        assert!(text.contains(line), "{line}");
+    }
+    assert!(!text.contains("--show.grpc"));
 }

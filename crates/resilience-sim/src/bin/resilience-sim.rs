@@ -13,9 +13,10 @@ use resilience_sim::model::jitter as jitter_lab;
 use resilience_sim::resilience4j as r4j;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
-use resilience_sim::scenario::lab_session::{LabModel, LabSession};
+use resilience_sim::scenario::lab_session::{Control, LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
+use resilience_sim::scenario::retry_policies_lab::{settings_prefix, RetryPoliciesLab};
 use resilience_sim::scenario::sandbox::SandboxSettings;
 use resilience_sim::scenario::{breaker_script, catalogue, scripts, Format, Scenario};
 
@@ -112,7 +113,8 @@ enum Command {
         /// brownout takes kebab-case names and `--queue N`; boxoffice takes `--scenario`,
         /// `--variant`, `--seed`, `--seconds`, `--file` and any setting of the scenario
         /// file by its path (`--dependencies.payment.workers 20`); retry-policies takes
-        /// `--experiment sweep|map`, `--policies LIST`, `--seed N` and the grid's axes.
+        /// `--experiment sweep|map`, `--policies LIST`, `--seed N`, the grid's axes and
+        /// each policy's settings by their path (`--grpc.maxTokens 20`).
         #[arg(
             trailing_var_arg = true,
             allow_hyphen_values = true,
@@ -436,6 +438,10 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
 /// `lab retry-policies`: Demo 15's failure sweep or metastability map, in the exact shapes
 /// `{"policies": {NAME: [{"failure_rate", "amplification", "success"}, ...]}}` and
 /// `{"policies": {NAME: [{"load", "trigger_s", "recovered"}, ...]}}`.
+///
+/// Each policy's settings are flags named as the page's link names them, their path in
+/// `RetryPolicySettings` (`--grpc.maxTokens 20`): read through Demo 15's control table
+/// ([`retry_policies_settings`]), so the CLI checks them as the page does.
 fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
     use resilience_sim::error::excerpt;
     use resilience_sim::model::retry_policies::{
@@ -452,6 +458,7 @@ fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, Strin
     };
     let (mut experiment, mut policies, mut seed) = ("sweep".to_string(), None, 1_u64);
     let (mut failure_rates, mut loads, mut triggers) = (None, None, None);
+    let mut settings = Vec::new();
     for (name, value) in pairs {
         let numbers = |field: &str| {
             parse_numbers(field, &value).map_err(|e| format!("--{name}: {}", e.message))
@@ -474,14 +481,23 @@ fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, Strin
             "failure-rates" => failure_rates = Some(numbers("failureRates")?),
             "loads" => loads = Some(numbers("loads")?),
             "triggers" => triggers = Some(numbers("triggersS")?),
-            _ => {
-                return Err(format!(
-                    "--{}: not a control of `lab retry-policies` (use --experiment, --policies, --seed, --failure-rates, --loads or --triggers)",
-                    excerpt(&name)
-                ))
+            _ if retry_policies_settings().any(|c| c.name == name) => {
+                settings.push((name.clone(), value.clone()))
             }
+            _ => return Err(retry_policies_unknown(&name)),
         }
     }
+    // The settings as a link gives them: each read and checked by its control, then by
+    // the model; the first refused is the error.
+    let (lab, problems) = LabSession::<RetryPoliciesLab>::read_pairs(
+        settings.iter().map(|(n, v)| (n.as_str(), v.as_str())),
+    );
+    if let Some(e) = problems.into_iter().next() {
+        // The model names a setting under its config (`settings.grpc.maxTokens`).
+        let field = e.field.strip_prefix("settings.").unwrap_or(&e.field);
+        return Err(format!("--{field}: {}", e.message));
+    }
+    let settings = lab.settings;
     let curves: Vec<(&str, Vec<Value>)> = match experiment.as_str() {
         "sweep" => {
             if loads.is_some() || triggers.is_some() {
@@ -491,6 +507,7 @@ fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, Strin
             let config = SweepConfig {
                 failure_rates: failure_rates.unwrap_or(defaults.failure_rates),
                 policies: policies.unwrap_or(defaults.policies),
+                settings,
                 seed,
                 ..defaults
             };
@@ -518,6 +535,7 @@ fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, Strin
                 loads: loads.unwrap_or(defaults.loads),
                 triggers_s: triggers.unwrap_or(defaults.triggers_s),
                 policies: policies.unwrap_or(defaults.policies),
+                settings,
                 seed,
                 ..defaults
             };
@@ -550,6 +568,61 @@ fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, Strin
     Ok(vec![json!({ "policies": object }).to_string()])
 }
 
+/// The policies' settings as flags: the controls of Demo 15's table named by their path
+/// in `RetryPolicySettings` (`grpc.maxTokens`), the page's toggles (`show.grpc`) aside.
+/// The other controls (the learner's own system, the seed) are the page's or the CLI's
+/// own flags.
+fn retry_policies_settings() -> impl Iterator<Item = &'static Control<RetryPoliciesLab>> {
+    RetryPoliciesLab::controls()
+        .iter()
+        .filter(|c| c.name.contains('.') && !c.name.starts_with("show."))
+}
+
+/// The settings flags of the policy named `prefix` as the flags spell it (`grpc`,
+/// `retryBudget`) or as `--policies` does (`retry-budget`): its settings prefix and
+/// flags.
+fn retry_policies_settings_of(prefix: &str) -> Option<(&'static str, Vec<&'static str>)> {
+    use resilience_sim::model::retry_policies::RetryPolicyKind;
+    let policy = RetryPolicyKind::ALL
+        .into_iter()
+        .find(|&p| settings_prefix(p) == prefix || p.name() == prefix)?;
+    let prefix = settings_prefix(policy);
+    let flags = retry_policies_settings()
+        .filter(|c| c.name.split_once('.').is_some_and(|(p, _)| p == prefix))
+        .map(|c| c.name)
+        .collect();
+    Some((prefix, flags))
+}
+
+/// The error of a flag `lab retry-policies` does not take: what it may have meant.
+fn retry_policies_unknown(name: &str) -> String {
+    use resilience_sim::error::excerpt;
+    let flag = excerpt(name);
+    if LabSession::<RetryPoliciesLab>::control(name).is_some() {
+        // yourPolicy, yourLoad, yourTrigger, show.*: the page's own system and charts.
+        return format!(
+            "--{flag} is a control of the page only (the CLI runs the experiments for --policies)"
+        );
+    }
+    if let Some((prefix, flags)) = name
+        .split_once('.')
+        .and_then(|(prefix, _)| retry_policies_settings_of(prefix))
+    {
+        let flags: Vec<String> = flags.iter().map(|f| format!("--{f}")).collect();
+        return if flags.is_empty() {
+            format!("--{flag}: the policy {prefix} has no settings")
+        } else {
+            format!(
+                "--{flag}: not a setting of {prefix} (its settings: {})",
+                flags.join(", ")
+            )
+        };
+    }
+    format!(
+        "--{flag}: not a control of `lab retry-policies` (use --experiment, --policies, --seed, --failure-rates, --loads, --triggers or a policy's setting as --POLICY.SETTING, such as --grpc.maxTokens; `resilience-sim lab --help` lists them)"
+    )
+}
+
 fn retry_policies_help() -> String {
     use resilience_sim::model::retry_policies::{MapConfig, RetryPolicyKind, SweepConfig};
     let list = |values: &[f64]| {
@@ -568,7 +641,68 @@ fn retry_policies_help() -> String {
     for policy in RetryPolicyKind::ALL {
         text.push_str(&format!("\n    {}: {}", policy.name(), policy.describe()));
     }
+    // The settings, from Demo 15's control table, grouped by policy (the table keeps the
+    // rarely changed ones last).
+    text.push_str(
+        "\n  Each policy's settings, by their path as in the page's link (durations in ms, or as 1.5s or 500ms):",
+    );
+    let order = |name: &str| {
+        RetryPolicyKind::ALL
+            .iter()
+            .position(|&p| {
+                name.split_once('.')
+                    .is_some_and(|(x, _)| x == settings_prefix(p))
+            })
+            .unwrap_or(RetryPolicyKind::ALL.len())
+    };
+    let mut settings: Vec<_> = retry_policies_settings().collect();
+    settings.sort_by_key(|c| order(c.name));
+    let defaults = RetryPoliciesLab::default();
+    for c in settings {
+        text.push_str(&format!(
+            "\n  --{} {}  {} ({})",
+            c.name,
+            c.text(&defaults),
+            c.help,
+            range_text(c)
+        ));
+    }
     text
+}
+
+/// A setting's range as the page's slider has it: `2 to 5 attempts`, `0 to 10 s`.
+fn range_text<C>(control: &Control<C>) -> String {
+    use resilience_sim::scenario::lab_session::{number_text, ControlKind, Unit};
+    match control.kind {
+        ControlKind::Number {
+            min,
+            max,
+            unit: Unit::Millis,
+            ..
+        } => {
+            let ms = |v: f64| {
+                if v >= 1000.0 {
+                    format!("{} s", number_text(v / 1000.0))
+                } else {
+                    format!("{} ms", number_text(v))
+                }
+            };
+            format!("{} to {}", ms(min), ms(max))
+        }
+        ControlKind::Number {
+            min,
+            max,
+            unit: Unit::Plain(unit),
+            ..
+        } => format!("{} to {} {unit}", number_text(min), number_text(max))
+            .trim_end()
+            .to_string(),
+        ControlKind::Whole { min, max } => format!("{min} to {max}"),
+        ControlKind::Choice { options } => {
+            options.iter().map(|o| o.0).collect::<Vec<_>>().join(", ")
+        }
+        ControlKind::Toggle => "true or false".to_string(),
+    }
 }
 
 fn boxoffice_help() -> String {
@@ -671,8 +805,7 @@ fn demo_resilience4j(number: u32, format: &str) -> Result<Vec<String>, String> {
             resilience_sim::scenario::boxoffice_lab::BoxOfficeLab::default().resilience4j()
         }
         Some(catalogue::Lab::RetryPolicies) => {
-            resilience_sim::scenario::retry_policies_lab::RetryPoliciesLab::default()
-                .resilience4j()
+            resilience_sim::scenario::retry_policies_lab::RetryPoliciesLab::default().resilience4j()
         }
         None => {
             let demo = catalogue::demo(number).ok_or_else(|| {
