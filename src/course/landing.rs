@@ -11,8 +11,8 @@ use crate::views::html::Html;
 /// The page number the router gives the front page (no demo has it).
 pub const LANDING: u32 = u32::MAX;
 
-/// The course in three stretches: a heading, what it shows, its demos.
-const STRETCHES: [(&str, &str, u32, u32); 4] = [
+/// The course in stretches: a heading, what it shows, its demos.
+const STRETCHES: [(&str, &str, u32, u32); 5] = [
     (
         "One API, one sick dependency",
         "An order API with six worker threads calls recommendations and payment. You step through it tick by tick while recommendations fails or slows down, and add a circuit breaker or a bulkhead.",
@@ -37,6 +37,12 @@ const STRETCHES: [(&str, &str, u32, u32); 4] = [
         14,
         14,
     ),
+    (
+        "The retry policy you ship",
+        "Eight retry policies that real clients ship, from Resilience4j to gRPC and the AWS SDKs, against the same failing server. You see which keep retrying when every call fails, and which loads and slowdowns each one never recovers from.",
+        15,
+        15,
+    ),
 ];
 
 /// The words the course uses, each in one sentence.
@@ -49,7 +55,7 @@ const VOCABULARY: [(&str, &str); 9] = [
     ("Bulkhead", "A limit on the calls one dependency may have in flight, so it cannot take every thread."),
     ("BulkheadFullException", "What a full bulkhead throws instead of calling."),
     ("Fallback", "The answer given when a call fails or is refused: a cached list, an estimate, or an honest error."),
-    ("Resilience4j", "The Java library whose behaviour every number here follows, setting for setting."),
+    ("Resilience4j", "The Java library whose behaviour the numbers here follow, setting for setting; Demo 15 adds the retry rules of other clients."),
 ];
 
 /// The front page.
@@ -84,7 +90,7 @@ pub fn Landing(location: RwSignal<Location>) -> impl IntoView {
         <article class="landing" data-testid="landing" aria-labelledby="landing-heading">
             <h1 id="landing-heading">"What happens when a service gets slow or fails?"</h1>
             <p class="lead">
-                "Fourteen demos show what timeouts, retries, circuit breakers, bulkheads and fallbacks do to a system in trouble: you predict, step through the run, and see threads fill up, breakers open and retries pile up. Every number comes from a deterministic simulation that behaves as the Resilience4j library does."
+                "Fifteen demos show what timeouts, retries, circuit breakers, bulkheads and fallbacks do to a system in trouble: you predict, step through the run, and see threads fill up, breakers open and retries pile up. Every number comes from a deterministic simulation that behaves as Resilience4j and the other client libraries it models do."
             </p>
             <p class="landing-start">
                 <DemoLink number=1 location=location class="button-link" testid="landing-start" label={

@@ -15,7 +15,7 @@ pub mod tick_demo;
 /// Minutes a class needs for demo `number`, predicting and discussing included: the
 /// teacher notes and the front page say the same.
 pub fn minutes(number: u32) -> Option<u32> {
-    const MINUTES: [u32; 14] = [10, 8, 8, 10, 10, 10, 12, 15, 12, 15, 12, 25, 20, 30];
+    const MINUTES: [u32; 15] = [10, 8, 8, 10, 10, 10, 12, 15, 12, 15, 12, 25, 20, 30, 20];
     MINUTES.get(number.checked_sub(1)? as usize).copied()
 }
 
@@ -85,14 +85,14 @@ pub mod pool;
 pub mod sandbox;
 pub mod teacher;
 
-/// What the page says around a lab (Demos 8-13).
+/// What the page says around a lab (Demos 8-15).
 pub struct LabText {
     pub intro: &'static str,
     pub watch: &'static str,
     pub predict: &'static str,
     pub lessons: &'static [&'static str],
-    /// The model behind the chart, in plain words (docs/retry-labs.md and
-    /// docs/incident-labs.md have the details).
+    /// The model behind the chart, in plain words (docs/retry-labs.md,
+    /// docs/incident-labs.md and docs/retry-policies.md have the details).
     pub model: &'static str,
 }
 
@@ -105,6 +105,7 @@ pub fn lab_text(number: u32) -> Option<&'static LabText> {
         12 => Some(&BROWNOUT_TEXT),
         13 => Some(&CHECKOUT_TEXT),
         14 => Some(&BOXOFFICE_TEXT),
+        15 => Some(&RETRY_POLICIES_TEXT),
         _ => None,
     }
 }
@@ -197,4 +198,20 @@ pub const CHECKOUT_TEXT: LabText = LabText {
         "Virtual threads end thread starvation, not the need for a limit: with no bulkhead, calls to a stalled quoter pile up.",
     ],
     model: "The model: captures every 100 ms and quotes every 50 ms; a capture takes about 300 ms, a quote about 100 ms (±20 %, seeded). Payment's connect timeout is 200 ms and its read timeout 800 ms; shipping's read timeout is 2 s. Bulkheads let a call wait 20 ms for a permit. Platform threads: a pool of 40 request threads (a request waits 1 s at most); virtual threads: 10 HTTP connections per dependency. Between them, an order of digital goods every 150 ms (a quarter of the orders) needs no shipping and never asks the quoter.",
+};
+
+// The facts and numbers are those of ../shared/spec/05-retry-policies.md and the engine's
+// defaults (RetryPolicySettings); formulas rather than measured figures where one exists.
+pub const RETRY_POLICIES_TEXT: LabText = LabText {
+    intro: "Demo 8 showed that 3 retries can keep a provider down and that a 10 % budget does not. Real clients ship their own answers to the question of when to retry: a Resilience4j Retry set to 3 retries has no brake at all; Finagle, gRPC and the AWS SDKs can put a brake shared by every request behind their retries; Google's SRE book drops the client's own requests instead. Eight policies, from no retries to these, face the same server twice. First, 1,000 requests a second go to a server with spare capacity that fails a share of the attempts, from 0 to 100 %. Then a server of 100 calls a second, loaded from 20 to 95 % of its capacity, turns 3x slower for 1 to 20 s.",
+    watch: "The first chart: attempts per request as failures rise, and the mark where each policy starts refusing retries. The second: how many requests still succeed. Then the map of the policy you pick: which loads and slowdowns leave the server still down 60 s after the slowdown ends, and where your own load and slowdown fall.",
+    predict: "Before you run it: at 100 % failures, which policies still send about one attempt per request? Which policy leaves the largest part of the map that never recovers?",
+    lessons: &[
+        "A limit per request is no limit on load. 3 retries make 1 + f + f^2 + f^3 attempts per request at a failure rate f: 1.01 at 1 %, 1.11 at 10 %, and 4.0 when everything fails, just when the server can least take it. On the map that is the large region that never recovers: 3x slower, the server is overloaded from a third of its capacity, and once its queue holds more than 1 s of work, the client's timeout, every attempt times out. Four attempts per request then keep the load above capacity after the slowdown is over.",
+        "A shared brake caps the load instead. The course's budget lets retries be at most 10 % of the requests: about 1.1 attempts per request however bad it gets, refusing from about 9 % failures, where f + f^2 + f^3 reaches 0.1. Finagle's defaults allow 20 % plus 10 retries a second: about 1.2. Both shrink the region that never recovers to the highest loads, where 1.1 or 1.2 times the load is already near the capacity.",
+        "Where the tokens come from matters. gRPC takes a token for each failure and gives back 0.1 for each success, and retries only while more than half of its 10 tokens are left: it stops once 0.1 × (1 − f) is below f, about 9 % failures, and may refuse a few from about 5 %, its margin being only 5 tokens. Brooker's token bucket, earning 0.1 per success, runs dry near the same rate; the AWS quota of 500 starts refusing when about a third of the calls fail. All three end at 1.0 attempt per request when nothing succeeds, while a budget counted on requests keeps retrying 10 % of the requests into a dead server.",
+        "Adaptive throttling is not a retry policy: it sends one attempt, and once the server accepts fewer than half of them (K = 2) it drops some of the client's own requests before sending them. It never adds load, and sends almost nothing at 100 % failures; the price is requests it refuses that the server might have served.",
+        "Find out which of these your own stack ships. The same 3 retries are harmless at 1 % failures and keep a system down at 100 %; the brake behind them decides which.",
+    ],
+    model: "The model: the engine's discrete-event simulation in virtual milliseconds (docs/retry-policies.md): one client population with Poisson arrivals, whose brake, if its policy has one, is shared by all its requests. The sweep: every attempt is answered after 10 ms and fails with probability f, independently; each point follows the requests that arrive in 20 s after a warm-up (15 s, two minutes for adaptive throttling) until they end. The map: 10 workers at 100 ms a call (100 calls a second) and a queue of 200; each attempt gets 1 s, and a call that timed out is still served, for nobody. After 10 s the service turns 3x slower for the chosen seconds; a cell has recovered if at least 90 % of the requests of the last 10 s of the 60 s after the slowdown succeed. Resilience4j, the budget, the token bucket and Finagle share one per-request retry (4 attempts, 500 ms apart), so only the brake differs. Runs are seeded: the same seed gives the same figures, here and on the command line.",
 };

@@ -3,7 +3,8 @@
 //! common misconceptions. Shown in each demo's collapsible "For teachers" section and on the
 //! printable course overview. Plain text (the UI escapes it); the facts and figures are those
 //! of ../shared/spec/ (01-tick-model.md for Demos 1-7, 02-retry-labs.md for 8-9,
-//! 03-incident-labs.md for 10-13).
+//! 03-incident-labs.md for 10-13, 04-boxoffice-playground.md for 14, 05-retry-policies.md
+//! for 15).
 
 pub struct TeacherNotes {
     /// What a learner can do after the demo, each starting with a verb.
@@ -17,12 +18,12 @@ pub struct TeacherNotes {
     pub misconceptions: &'static [&'static str],
 }
 
-/// The notes of demo `demo` (1 to 14), `None` for any other number.
+/// The notes of demo `demo` (1 to 15), `None` for any other number.
 pub fn notes(demo: u32) -> Option<&'static TeacherNotes> {
     NOTES.get(demo.checked_sub(1)? as usize)
 }
 
-const NOTES: [TeacherNotes; 14] = [
+const NOTES: [TeacherNotes; 15] = [
     // 1: Errors trip the breaker
     TeacherNotes {
         objectives: &[
@@ -218,6 +219,21 @@ const NOTES: [TeacherNotes; 14] = [
             "A liveness probe should check the dependencies. A restart cannot fix payment; it only takes the healthy pages down too.",
         ],
     },
+    // 15: Which retry policy survives?
+    TeacherNotes {
+        objectives: &[
+            "Compute the attempts per request of 3 retries at a failure rate f, and of a shared retry brake.",
+            "Explain why a brake fed by successes stops retrying sooner than a budget counted on requests.",
+            "Place a load and a slowdown on a metastability map and tell whether the system recovers.",
+        ],
+        answer: "Every policy but Resilience4j stays near one attempt per request: none, the token bucket, gRPC and AWS at 1.0 (gRPC stops retrying once 0.1 x (1 - f) falls below f, about 9 % failures), the budget 1.1, Finagle about 1.2, adaptive throttling below 1. Resilience4j's 3 retries make 1 + f + f^2 + f^3 attempts: 4.0 at 100 %. It also leaves the largest region that never recovers: 24 of 45 cells at seed 1 (the budget 6, Finagle 8, the others none).",
+        reasoning: "A brake caps the retries of all requests together: the budget at 10 % of them, Finagle at 20 % plus 10 a second. The token bucket, gRPC and AWS are fed by successes, so they run dry as successes vanish. On the map, while every call times out, 4 attempts per request hold the load at 4x: above capacity, the queue never drains.",
+        discussion: "Which retry policy does your client library ship by default, and what does it do when the dependency fails every call?",
+        misconceptions: &[
+            "Backoff makes 3 retries safe. It only moves the attempts: at 100 % failures there are still 4 per request.",
+            "Every retry budget is alike. One counted on requests keeps retrying into a dead server (1.1); one fed by successes stops (1.0).",
+        ],
+    },
 ];
 
 #[cfg(test)]
@@ -260,7 +276,7 @@ mod tests {
             count += 1;
         }
         assert_eq!(count, NOTES.len());
-        assert!(notes(0).is_none() && notes(15).is_none());
+        assert!(notes(0).is_none() && notes(16).is_none());
     }
 
     #[test]
@@ -275,7 +291,8 @@ mod tests {
             total += size;
         }
         println!("teacher notes: {total} characters in all");
-        assert!(total <= 14 * 1_000, "{total} characters in all");
+        // About 1,000 characters a demo on average.
+        assert!(total <= NOTES.len() * 1_000, "{total} characters in all");
     }
 
     fn answer(demo: u32) -> &'static str {
@@ -319,6 +336,10 @@ mod tests {
         // failure may be retried once" (2 requests); a read timeout records UNCERTAIN.
         assert!(answer(13).contains("10 failures") && answer(13).contains("at most 2 requests"));
         assert!(answer(13).contains("UNCERTAIN"));
+        // 05-retry-policies.md, failure sweep: 3 retries "1 + f + f^2 + f^3, 4.0 at 100 %";
+        // gRPC "retries stop once failures exceed about 9 % (0.1 x (1 - f) < f)".
+        assert!(answer(15).contains("1 + f + f^2 + f^3") && answer(15).contains("4.0 at 100 %"));
+        assert!(answer(15).contains("0.1 x (1 - f)") && answer(15).contains("about 9 %"));
     }
 
     #[test]
