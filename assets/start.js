@@ -8,7 +8,7 @@
 // test compares them); FILES is written at build time by scripts/post-build.mjs (Trunk's
 // post_build hook) with each part's hashed file names.
 
-const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout', 14: 'boxoffice'};
+const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout', 14: 'boxoffice', 15: 'retry-policies'};
 const TOOLS = 'course-tools';
 // The stylesheet only the labs use (the tick demos and the tools do without it).
 const LAB_STYLES = 'labs.css';

@@ -22,9 +22,10 @@ const CEILING_KB = {
   brownout: 215,
   checkout: 194,
   boxoffice: 428,
+  'retry-policies': 190,
 };
 const PAGES = [
-  ...Array.from({ length: 14 }, (_, i) => `?demo=${i + 1}`),
+  ...Array.from({ length: 15 }, (_, i) => `?demo=${i + 1}`),
   '?demo=5&embed=1',
   '?demo=12&embed=1',
 ];

@@ -273,7 +273,7 @@ test('teachers: notes under each demo, and every demo on one printable overview'
   await notes.filter({ hasText: 'Expected answer' }).waitFor();
   await page.getByTestId('overview-link').click();
   await page.getByTestId('overview-demo').first().waitFor();
-  assert.equal(await page.getByTestId('overview-demo').count(), 14);
+  assert.equal(await page.getByTestId('overview-demo').count(), 15);
   assert.match(await page.title(), /overview/i);
   await screenshot(page, 'teacher-overview');
   assert.deepEqual(problems, []);

@@ -53,9 +53,16 @@ const operate = {
       (b) => document.querySelector('[data-testid=box-second]').textContent !== b,
       before, { polling: 100 });
   },
+  15: async (page) => {
+    await page.getByTestId('policies-pick-grpc').check();
+    await page.getByTestId('policies-verdict').filter({ hasText: /^(Yes|No|gRPC)/ }).waitFor({ timeout: 60000 });
+    await page.getByTestId('lab-control-yourLoad').focus();
+    await page.keyboard.press('Home');
+    await page.waitForFunction(() => location.search.includes('yourLoad=5'));
+  },
 };
 
-for (let demo = 1; demo <= 14; demo++) {
+for (let demo = 1; demo <= 15; demo++) {
   test(`Demo ${demo} survives the skip link and a change of the hash`, async () => {
     const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, `?demo=${demo}`);
     await page.getByTestId('demo-heading').waitFor();

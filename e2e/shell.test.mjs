@@ -16,10 +16,10 @@ for (const [name, viewport] of [
     const { page, problems } = await openPage(browser, viewport, '', name === 'phone' ? 'dark' : 'light');
     const links = page.getByTestId('demo-link');
     await links.first().waitFor();
-    assert.equal(await links.count(), 14, 'the list shows Demos 1-14');
+    assert.equal(await links.count(), 15, 'the list shows Demos 1-15');
     // The course's address is its front page: the path with each demo's time, the words.
     await page.getByTestId('landing').waitFor();
-    assert.equal(await page.getByTestId('landing-demo').count(), 14);
+    assert.equal(await page.getByTestId('landing-demo').count(), 15);
     assert.match(await page.getByTestId('landing').textContent(), /about 10 min.*CallNotPermittedException/s);
     assert.equal(await links.first().getAttribute('aria-current'), null, 'no demo is open');
     // Every title in the list, on a phone too.

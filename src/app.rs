@@ -142,6 +142,20 @@ pub fn boxoffice_pages(
     ))
 }
 
+/// Demo 15.
+pub fn retry_policies_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::retry_policies::RetryPoliciesPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::RetryPolicies)?;
+    Some(mounted(
+        main,
+        move || view! { <RetryPoliciesPage info=info location=location /> },
+    ))
+}
+
 /// The teachers' overview (page 0).
 pub fn course_tools_pages(
     number: u32,
@@ -157,7 +171,7 @@ pub fn every_page(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    let pages: [Pages; 8] = [
+    let pages: [Pages; 9] = [
         tick_demos_pages,
         retry_labs_pages,
         sandbox_pages,
@@ -165,6 +179,7 @@ pub fn every_page(
         brownout_pages,
         checkout_pages,
         boxoffice_pages,
+        retry_policies_pages,
         course_tools_pages,
     ];
     pages

@@ -30,13 +30,15 @@ pub enum Part {
     Checkout,
     /// Demo 14, the BoxOffice playground.
     BoxOffice,
+    /// Demo 15, the retry policies real clients ship.
+    RetryPolicies,
     /// The teachers' overview page (`?overview=1`), and the tools every page loads on
     /// demand: the Resilience4j config writer and reader, the teacher notes, the snippets.
     CourseTools,
 }
 
 impl Part {
-    pub const ALL: [Part; 8] = [
+    pub const ALL: [Part; 9] = [
         Part::TickDemos,
         Part::RetryLabs,
         Part::Sandbox,
@@ -44,6 +46,7 @@ impl Part {
         Part::Brownout,
         Part::Checkout,
         Part::BoxOffice,
+        Part::RetryPolicies,
         Part::CourseTools,
     ];
 
@@ -58,6 +61,7 @@ impl Part {
             Some(Lab::Brownout) => Part::Brownout,
             Some(Lab::Checkout) => Part::Checkout,
             Some(Lab::BoxOffice) => Part::BoxOffice,
+            Some(Lab::RetryPolicies) => Part::RetryPolicies,
         }
     }
 
@@ -71,6 +75,7 @@ impl Part {
             Part::Brownout => "brownout",
             Part::Checkout => "checkout",
             Part::BoxOffice => "boxoffice",
+            Part::RetryPolicies => "retry-policies",
             Part::CourseTools => "course-tools",
         }
     }

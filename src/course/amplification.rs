@@ -49,6 +49,7 @@ fn series(
                 label: policy_label(r.policy, config),
                 tone,
                 stroke,
+                mark: None,
                 points: r
                     .steps
                     .iter()

@@ -269,6 +269,7 @@ pub fn classes_chart(run: &BoxOfficeRun) -> ChartSpec {
             label: name.to_string(),
             tone: *tone,
             stroke: if i == 0 { Stroke::Wide } else { Stroke::Solid },
+            mark: None,
             points: run
                 .seconds
                 .iter()
@@ -331,6 +332,7 @@ pub fn outcomes_chart(run: &BoxOfficeRun) -> ChartSpec {
                 label: label.to_string(),
                 tone: *tone,
                 stroke: *stroke,
+                mark: None,
                 points,
             }
         })

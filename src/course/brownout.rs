@@ -131,6 +131,7 @@ fn line(
         label: label.to_string(),
         tone,
         stroke,
+        mark: None,
         // A row is the second that ends at `t_s`.
         points: run
             .seconds

@@ -246,6 +246,7 @@ pub fn permits_chart(run: &CheckoutRun) -> ChartSpec {
         label: label.to_string(),
         tone,
         stroke,
+        mark: None,
         points: run
             .seconds
             .iter()

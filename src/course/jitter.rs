@@ -31,6 +31,7 @@ fn series(runs: &[JitterRun], value: fn(&JitterSlot) -> u32) -> Vec<Series> {
             label: r.mode.label().to_string(),
             tone: tone(r.mode),
             stroke: Stroke::Solid,
+            mark: None,
             points: r
                 .slots
                 .iter()

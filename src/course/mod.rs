@@ -82,6 +82,7 @@ const TEXTS: [DemoText; 7] = [
 
 pub mod lab_frame;
 pub mod pool;
+pub mod retry_policies;
 pub mod sandbox;
 pub mod teacher;
 

@@ -36,6 +36,7 @@ pub fn success_chart(run: &SharedPoolRun) -> ChartSpec {
         label: label.to_string(),
         tone,
         stroke,
+        mark: None,
         // A row covers the second that ends at `t_s`; a second whose requests have not
         // ended yet (the run's last) has no rate and no point.
         points: run

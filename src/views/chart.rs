@@ -33,7 +33,7 @@ pub enum Tone {
 impl Tone {
     /// The CSS class of a legend key in this tone (style/labs.css holds the same colours
     /// as [`colour`], for both themes).
-    fn class(self) -> &'static str {
+    pub fn class(self) -> &'static str {
         match self {
             Tone::Grey => "tone-grey",
             Tone::Red => "tone-red",
@@ -58,7 +58,8 @@ pub enum Stroke {
 }
 
 impl Stroke {
-    fn class(self) -> &'static str {
+    /// The CSS class of a legend key drawn this way (after its tone's).
+    pub fn class(self) -> &'static str {
         match self {
             Stroke::Solid => "",
             Stroke::Wide => " wide",
@@ -82,6 +83,8 @@ pub struct Series {
     pub tone: Tone,
     pub stroke: Stroke,
     pub points: Vec<(f64, f64)>,
+    /// A point to mark on the line with a ring (where a policy starts refusing retries).
+    pub mark: Option<(f64, f64)>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -319,6 +322,22 @@ pub fn draw(
             }
         }
     }
+    // Marks last, over every line: a ring in the line's colour around a dot of the
+    // background, so it reads on top of a line of the same colour.
+    for series in &spec.series {
+        if let Some((x, y)) = series.mark {
+            let at = (x_at(x), y_at(y));
+            let ring = colour(series.tone, dark).filled();
+            root.draw(&plotters::element::Circle::new(at, px(6.0), ring))
+                .ok()?;
+            root.draw(&plotters::element::Circle::new(
+                at,
+                px(3.0),
+                t.background.filled(),
+            ))
+            .ok()?;
+        }
+    }
     root.present().ok()
 }
 
@@ -416,12 +435,14 @@ mod tests {
                     label: "no retries".into(),
                     tone: Tone::Grey,
                     stroke: Stroke::Wide,
+                    mark: None,
                     points: vec![],
                 },
                 Series {
                     label: "budget <10%>".into(),
                     tone: Tone::Blue,
                     stroke: Stroke::Dashed,
+                    mark: None,
                     points: vec![],
                 },
             ],

@@ -5,6 +5,7 @@ pub mod breaker;
 pub mod chart;
 pub mod compare;
 pub mod html;
+pub mod map_chart;
 pub mod morph;
 pub mod narration;
 pub mod page;

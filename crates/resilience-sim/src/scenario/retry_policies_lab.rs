@@ -125,8 +125,15 @@ impl RetryPoliciesRun {
 /// One run of the job: a sweep point, a map cell, or the learner's cell.
 #[derive(Debug, Clone, Copy)]
 enum Task {
-    Point { policy: usize, rate: usize },
-    Cell { policy: usize, load: usize, trigger: usize },
+    Point {
+        policy: usize,
+        rate: usize,
+    },
+    Cell {
+        policy: usize,
+        load: usize,
+        trigger: usize,
+    },
     Yours,
 }
 
@@ -409,13 +416,13 @@ const fn millis(min: u64, max: u64, step: f64) -> ControlKind {
 
 type L = RetryPoliciesLab;
 
-/// A policy's toggle.
+/// A policy's toggle: whether the page runs and draws it; its help says what the policy is.
 macro_rules! shown {
     ($i:expr, $name:expr, $label:expr) => {
         Control {
             name: $name,
             label: $label,
-            help: "Run this policy and draw it on the charts.",
+            help: RetryPolicyKind::ALL[$i].describe(),
             kind: ControlKind::Toggle,
             section: Section::Page,
             get: |l: &L| ControlValue::Toggle(l.shown[$i]),
@@ -648,7 +655,7 @@ const CONTROLS: [Control<L>; 35] = [
         name: "grpc.initialBackoff",
         label: "initialBackoff",
         help: "The first retry's backoff before jitter.",
-        kind: millis(1, 60_000, 10.0),
+        kind: millis(10, 60_000, 10.0),
         section: Section::More,
         get: |l| ControlValue::Number(l.settings.grpc.initial_backoff as f64),
         set: |l, v| l.settings.grpc.initial_backoff = number(v) as u64,
@@ -657,7 +664,7 @@ const CONTROLS: [Control<L>; 35] = [
         name: "grpc.maxBackoff",
         label: "maxBackoff",
         help: "The cap on a backoff before jitter.",
-        kind: millis(1, 600_000, 100.0),
+        kind: millis(100, 600_000, 100.0),
         section: Section::More,
         get: |l| ControlValue::Number(l.settings.grpc.max_backoff as f64),
         set: |l, v| l.settings.grpc.max_backoff = number(v) as u64,
@@ -666,7 +673,7 @@ const CONTROLS: [Control<L>; 35] = [
         name: "awsStandard.maxBackoff",
         label: "Backoff cap",
         help: "The cap on min(b x 2^i, cap) (20 s).",
-        kind: millis(1, 600_000, 1_000.0),
+        kind: millis(1_000, 600_000, 1_000.0),
         section: Section::More,
         get: |l| ControlValue::Number(l.settings.aws_standard.max_backoff as f64),
         set: |l, v| l.settings.aws_standard.max_backoff = number(v) as u64,
@@ -695,10 +702,7 @@ impl LabModel for RetryPoliciesLab {
 
     fn validate(&self) -> Result<(), ConfigError> {
         if !self.shown.contains(&true) {
-            return Err(ConfigError::new(
-                "show.none",
-                "show at least one policy",
-            ));
+            return Err(ConfigError::new("show.none", "show at least one policy"));
         }
         self.sweep_config().validate()?;
         self.map_config().validate()?;
@@ -793,7 +797,11 @@ mod tests {
         }
         assert!((at(RetryPolicyKind::Grpc, 1.0) - 1.0).abs() < 0.01);
         // 0.1 x (1 - f) < f: retries stop by about 9 %.
-        let onset = run.result(RetryPolicyKind::Grpc).unwrap().curve.refusal_onset;
+        let onset = run
+            .result(RetryPolicyKind::Grpc)
+            .unwrap()
+            .curve
+            .refusal_onset;
         assert!(onset.is_some_and(|f| f <= 0.1), "{onset:?}");
     }
 
@@ -812,6 +820,17 @@ mod tests {
         assert_eq!(lab.settings.grpc.max_attempts, 4);
         assert_eq!(lab.your_load_percent, 70);
         assert_eq!(problems.len(), 2, "{problems:?}");
+    }
+
+    /// Each control takes its own default (a step that misses the minimum's grid would
+    /// refuse the spec's values: a default of 100 ms on a grid of 1, 11, 21 ms…).
+    #[test]
+    fn every_control_takes_its_default() {
+        let lab = RetryPoliciesLab::default();
+        for control in RetryPoliciesLab::controls() {
+            let value = (control.get)(&lab);
+            assert_eq!(control.check(value), Ok(value), "{}", control.name);
+        }
     }
 
     #[test]

@@ -153,8 +153,7 @@ impl Sim {
         if sim.rate_per_ms > 0.0 {
             sim.next_arrival = sim.gap();
             if (sim.next_arrival as Millis) < sim.spec.arrivals_until {
-                sim.kernel
-                    .schedule(sim.next_arrival as Millis, Ev::Arrival);
+                sim.kernel.schedule(sim.next_arrival as Millis, Ev::Arrival);
             }
         }
         sim
