@@ -22,7 +22,7 @@ const CEILING_KB = {
   brownout: 215,
   checkout: 194,
   boxoffice: 428,
-  'retry-policies': 190,
+  'retry-policies': 203,
 };
 const PAGES = [
   ...Array.from({ length: 15 }, (_, i) => `?demo=${i + 1}`),

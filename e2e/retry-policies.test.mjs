@@ -66,6 +66,13 @@ test('Demo 15 shows the spec\'s figures and reruns only what a change touches', 
   await page.waitForFunction(() => location.search.includes('show.none=false'));
   await installed(page);
   assert.equal(await page.locator('[data-testid=policies-table] tbody th', { hasText: 'No retries' }).count(), 0);
+  // The Resilience4j line's Retry as Spring keys, from the link (maxAttempts 4).
+  await page.getByTestId('export-r4j').click();
+  await page.getByTestId('export-r4j-text').filter({ hasText: 'max-attempts: 4' }).waitFor();
+  await page.keyboard.press('Escape');
+  // The teacher notes answer the page's question with the spec's figures.
+  await page.getByTestId('teacher-notes').locator('summary').click();
+  await page.getByTestId('teacher-notes').filter({ hasText: '1 + f + f^2 + f^3' }).waitFor();
   // Back to the spec's values, made in slices like any change.
   await page.getByTestId('lab-reset').click();
   await installed(page);

@@ -23,14 +23,22 @@ const INTERACTIONS = [
   [14, 'change', 'lab-control-scenario', ['retry-storm', 'payment-system', 'cascading-failure']],
   // An edit of the system: each click adds a timeline entry, and the run is made again.
   [14, 'click', 'box-add-entry', []],
+  // Demo 15: the learner's own system (one run, then the verdict and the map redrawn), and
+  // a policy's setting (its 63 runs made in slices, then every chart redrawn).
+  [15, 'input', 'lab-control-yourLoad', ['50', '90', '30', '70']],
+  [15, 'change', 'lab-control-yourPolicy', ['grpc', 'resilience4j', 'finagle', 'retry-budget']],
+  [15, 'input', 'lab-control-grpc.maxTokens', ['20', '10', '50', '5']],
 ];
+// A page that makes its first run in slices is measured once that run is in.
+const SETTLED = { 15: '[data-testid=policies-busy]:empty' };
 // DEMO=14 measures one demo's lines only.
 const ONLY = process.env.DEMO ? Number(process.env.DEMO) : null;
 
 const browser = await launchBrowser();
 for (const [demo, kind, testid, values] of INTERACTIONS.filter(([d]) => ONLY === null || d === ONLY)) {
   const { page } = await openPage(browser, { width: 1280, height: 800 }, `?demo=${demo}`);
-  await page.getByTestId(testid).waitFor();
+  await page.getByTestId(testid).waitFor({ state: 'attached' });
+  if (SETTLED[demo]) await page.locator(SETTLED[demo]).waitFor({ state: 'attached', timeout: 120_000 });
   await page.waitForTimeout(1500);
   await browser.startTracing(page, { categories: ['blink.user_timing', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] });
   for (let i = 0; i < CHANGES; i++) {

@@ -214,12 +214,14 @@ pub mod exports {
 
     /// A lab's settings, as its link `query` (`demo=12&queueCapacity=200`) says, as Spring
     /// Boot YAML, `.properties` and Java: a [`ConfigText`] record. The labs whose link
-    /// says all of their config (8, 9, 11, 12, 13).
+    /// says all of their config (8, 9, 11, 12, 13, 15).
     pub fn lab_config_text(query: &str) -> Result<String, JsValue> {
         use crate::course::lab_frame::config_from_link;
         use resilience_sim::resilience4j::labs::LabResilience4j;
         use resilience_sim::scenario::catalogue::{self, Lab};
-        use resilience_sim::scenario::{brownout_lab, checkout_lab, labs, pool_lab};
+        use resilience_sim::scenario::{
+            brownout_lab, checkout_lab, labs, pool_lab, retry_policies_lab,
+        };
         let demo = crate::url_state::query_pairs(query)
             .find(|(name, _)| name == "demo")
             .and_then(|(_, value)| value.parse::<u32>().ok());
@@ -237,6 +239,11 @@ pub mod exports {
             Some(Lab::Checkout) => config_from_link::<checkout_lab::CheckoutLab>(query)
                 .0
                 .resilience4j(),
+            Some(Lab::RetryPolicies) => {
+                config_from_link::<retry_policies_lab::RetryPoliciesLab>(query)
+                    .0
+                    .resilience4j()
+            }
             _ => return Err(JsValue::from_str("not a lab whose link says its config")),
         };
         Ok(ConfigText::of(&instances).to_record())

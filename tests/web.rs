@@ -1300,3 +1300,27 @@ async fn teacher_notes_and_the_config_arrive_from_the_tools_when_opened() {
         assert!(yaml.contains(line), "{line} in {yaml}");
     }
 }
+
+/// Demo 15 makes its experiments in slices: a link showing gRPC alone (its own system
+/// gRPC too) gets the spec's figures once the run is in: gRPC's throttling sends one
+/// attempt per request when every call fails, and the learner's 70 % through 10 s recovers.
+#[wasm_bindgen_test]
+async fn demo_15_runs_in_slices_and_answers_the_prediction() {
+    let hidden = "show.none=false&show.resilience4j=false&show.retryBudget=false&show.tokenBucket=false&show.finagle=false&show.awsStandard=false&show.adaptiveThrottling=false";
+    let page = Page::open(&format!("demo=15&yourPolicy=grpc&{hidden}")).await;
+    // A debug build's run takes seconds; the page says how far it is meanwhile.
+    for _ in 0..1_200 {
+        if page.text("policies-table").contains("gRPC retry throttling") {
+            break;
+        }
+        sleep(50).await;
+    }
+    let rows = page.text("policies-table");
+    assert!(rows.contains("gRPC retry throttling1.01.0"), "{rows}");
+    assert!(page
+        .text("policies-yours")
+        .contains("gRPC retry throttling at 70 % of capacity through a 10 s slowdown: recovered"));
+    page.click("policies-pick-grpc").await;
+    assert!(page.text("policies-verdict").starts_with("No: "));
+    assert_eq!(page.text("policies-busy"), "");
+}
