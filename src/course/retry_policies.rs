@@ -3,8 +3,8 @@
 //! against the failure rate, each policy's refusal onset marked; the metastability map of
 //! the learner's own policy with their load and slowdown marked, and the verdict of that
 //! exact system. The engine makes every figure ([`RetryPoliciesJob`], in slices between
-//! frames: the default run is about 1,100 runs of the small world); this module turns the
-//! run into chart specs and sentences.
+//! frames: the default run is 505 runs of the small world, drawn policy by policy
+//! as each comes in); this module turns the run into chart specs and sentences.
 
 use std::time::Duration;
 
@@ -227,11 +227,21 @@ fn still_down(run: &RetryPoliciesRun, policy: RetryPolicyKind) -> Option<(usize,
     Some((cells.iter().filter(|c| !c.recovered).count(), cells.len()))
 }
 
+/// Why the run has nothing for `policy` yet: not shown, or not made yet.
+fn not_in(lab: &RetryPoliciesLab, policy: RetryPolicyKind, to: &str) -> String {
+    let name = policy_label(policy);
+    if lab.shown().any(|p| p == policy) {
+        format!("{name} is still being run.")
+    } else {
+        format!("{name} is not shown: switch it on under “The policies” {to}.")
+    }
+}
+
 /// The sentence for the map: how much of it never recovers, and where.
 pub fn map_summary(run: &RetryPoliciesRun, lab: &RetryPoliciesLab) -> String {
     let name = policy_label(lab.your_policy);
     let Some((down, all)) = still_down(run, lab.your_policy) else {
-        return format!("{name} is not shown: switch it on under “The policies” to see its map.");
+        return not_in(lab, lab.your_policy, "to see its map");
     };
     if down == 0 {
         return format!(
@@ -320,12 +330,13 @@ const PREDICT_OPTIONS: [(RetryPolicyKind, &str); 4] = [
 
 /// What the run says of the learner's pick: which policy still multiplies the load when
 /// every call fails (the question of the page's "Predict").
-pub fn prediction_verdict(run: &RetryPoliciesRun, pick: RetryPolicyKind) -> String {
+pub fn prediction_verdict(
+    run: &RetryPoliciesRun,
+    lab: &RetryPoliciesLab,
+    pick: RetryPolicyKind,
+) -> String {
     let Some(picked) = amplification_at(run, pick, 1.0) else {
-        return format!(
-            "{} is not shown: switch it on to check your answer.",
-            policy_label(pick)
-        );
+        return not_in(lab, pick, "to check your answer");
     };
     let figures: Vec<String> = PREDICT_OPTIONS
         .iter()
@@ -404,8 +415,13 @@ impl Page {
         let progress = self.progress;
         progress.set(job.as_ref().map(RetryPoliciesJob::progress));
         let mut finished: Option<RetryPoliciesRun> = None;
+        let mut so_far: Option<RetryPoliciesRun> = None;
         self.runs.start(Duration::ZERO, move || {
-            // Installed in a task of its own: the redraw is a task's work.
+            // Shown and installed in tasks of their own: the redraw is a task's work.
+            if let Some(run) = so_far.take() {
+                session.try_update(|s| s.install_partial(&lab, run));
+                return Step::MoreInNextTask;
+            }
             if let Some(run) = finished.take() {
                 session.try_update(|s| s.install_run(&lab, run));
                 progress.try_set(None);
@@ -420,7 +436,13 @@ impl Page {
                     if progress.try_get_untracked().flatten().map(|p| p.0) != Some(now.0) {
                         progress.try_set(Some(now));
                     }
-                    Step::More
+                    // A policy is in: drawn at once, the others as they come.
+                    so_far = under_way.snapshot();
+                    if so_far.is_some() {
+                        Step::MoreInNextTask
+                    } else {
+                        Step::More
+                    }
                 }
                 Ok(true) => {
                     finished = job.take().and_then(RetryPoliciesJob::finish);
@@ -572,7 +594,7 @@ pub fn RetryPoliciesPage(info: LabInfo, location: RwSignal<Location>) -> impl In
             session.with(|s| {
                 s.run()
                     .as_ref()
-                    .map(|r| prediction_verdict(r, pick))
+                    .map(|r| prediction_verdict(r, s.config(), pick))
                     .unwrap_or_default()
             })
         })
@@ -688,13 +710,19 @@ mod tests {
         // 0.1 x (1 - f) < f: about 9 %.
         assert!(x <= 10.0, "{x}");
         assert_eq!(spec.series[0].mark, None, "Resilience4j never refuses");
+        let lab = RetryPoliciesLab::default();
         assert_eq!(
-            prediction_verdict(&run, RetryPolicyKind::Grpc)
+            prediction_verdict(&run, &lab, RetryPolicyKind::Grpc)
                 .split(':')
                 .next(),
             Some("No")
         );
-        assert!(prediction_verdict(&run, RetryPolicyKind::Resilience4j).starts_with("Yes"));
+        assert!(prediction_verdict(&run, &lab, RetryPolicyKind::Resilience4j).starts_with("Yes"));
+        // Shown, but not in the run yet (a run still being made).
+        assert_eq!(
+            prediction_verdict(&run, &lab, RetryPolicyKind::AwsStandard),
+            "AWS SDK standard mode is still being run."
+        );
     }
 
     /// The map of gRPC recovers everywhere (the spec: the budgets shrink the region that

@@ -493,6 +493,18 @@ impl<L: LabModel> LabSession<L> {
         }
     }
 
+    /// Shows part of `config`'s run while the rest is made (a run made in slices that has
+    /// something to show early); the session stays pending until [`Self::install_run`].
+    /// True when shown.
+    pub fn install_partial(&mut self, config: &L, run: L::Run) -> bool {
+        if self.pending && *config == self.config {
+            self.run = Ok(run);
+            true
+        } else {
+            false
+        }
+    }
+
     /// Whether the run shown is an earlier config's, its own being on the way.
     pub fn is_pending(&self) -> bool {
         self.pending

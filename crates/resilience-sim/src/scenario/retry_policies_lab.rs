@@ -142,7 +142,36 @@ struct Partial {
     policy: RetryPolicyKind,
     points: Vec<Option<SweepPoint>>,
     cells: Vec<Option<MapCell>>,
-    kept: Option<PolicyResult>,
+    /// Results that need no run: unchanged since the previous run, or made by this job.
+    done: Option<PolicyResult>,
+    /// The previous run's results for a changed policy: shown until its own are made.
+    stale: Option<PolicyResult>,
+    runs_left: usize,
+}
+
+impl Partial {
+    /// Its results once its last run is in.
+    fn complete(&mut self, settings: &RetryPolicySettings, seed: u64) {
+        let points: Option<Vec<SweepPoint>> = self.points.iter().cloned().collect();
+        let cells: Option<Vec<MapCell>> = self.cells.iter().cloned().collect();
+        let (Some(points), Some(cells)) = (points, cells) else {
+            return;
+        };
+        self.done = Some(PolicyResult {
+            policy: self.policy,
+            key: settings.of_policy(self.policy),
+            seed,
+            curve: SweepCurve {
+                policy: self.policy,
+                refusal_onset: sweep::refusal_onset(&points),
+                points,
+            },
+            row: MapRow {
+                policy: self.policy,
+                cells,
+            },
+        });
+    }
 }
 
 /// Demo 15's run made a slice at a time: [`RetryPoliciesJob::advance`] handles a bounded
@@ -154,10 +183,14 @@ pub struct RetryPoliciesJob {
     map: MapConfig,
     partial: Vec<Partial>,
     yours: Option<YourCell>,
+    /// The previous run's cell of the learner's system, shown until its own is made.
+    stale_yours: Option<YourCell>,
     tasks: VecDeque<Task>,
     under_way: Option<(Task, Sim)>,
     runs: usize,
     runs_done: usize,
+    /// A policy's results (or the learner's cell) came in since [`Self::snapshot`].
+    fresh: bool,
 }
 
 impl RetryPoliciesJob {
@@ -169,14 +202,28 @@ impl RetryPoliciesJob {
         lab.validate()?;
         let sweep = lab.sweep_config();
         let map = lab.map_config();
+        // The learner's own cell first: the page's verdict comes with the first policy.
+        let your_key = lab.settings.of_policy(lab.your_policy);
+        let previous_yours = previous.map(|p| &p.yours);
+        let yours = previous_yours.filter(|y| {
+            y.policy == lab.your_policy
+                && y.key == your_key
+                && y.seed == lab.seed
+                && y.cell.load == lab.your_load()
+                && y.cell.trigger_s == f64::from(lab.your_trigger_s)
+        });
         let mut tasks = VecDeque::new();
+        if yours.is_none() {
+            tasks.push_back(Task::Yours);
+        }
         let mut partial = Vec::new();
         for (i, policy) in lab.shown().enumerate() {
             let key = lab.settings.of_policy(policy);
-            let kept = previous
-                .and_then(|p| p.result(policy))
+            let before = previous.and_then(|p| p.result(policy));
+            let kept = before
                 .filter(|r| r.key == key && r.seed == lab.seed)
                 .cloned();
+            let before_tasks = tasks.len();
             if kept.is_none() {
                 tasks.extend(
                     (0..sweep.failure_rates.len()).map(|rate| Task::Point { policy: i, rate }),
@@ -193,19 +240,14 @@ impl RetryPoliciesJob {
                 policy,
                 points: vec![None; sweep.failure_rates.len()],
                 cells: vec![None; map.loads.len() * map.triggers_s.len()],
-                kept,
+                stale: if kept.is_none() {
+                    before.cloned()
+                } else {
+                    None
+                },
+                done: kept,
+                runs_left: tasks.len() - before_tasks,
             });
-        }
-        let your_key = lab.settings.of_policy(lab.your_policy);
-        let yours = previous.map(|p| &p.yours).filter(|y| {
-            y.policy == lab.your_policy
-                && y.key == your_key
-                && y.seed == lab.seed
-                && y.cell.load == lab.your_load()
-                && y.cell.trigger_s == f64::from(lab.your_trigger_s)
-        });
-        if yours.is_none() {
-            tasks.push_back(Task::Yours);
         }
         let runs = tasks.len();
         Ok(Self {
@@ -213,11 +255,17 @@ impl RetryPoliciesJob {
             sweep,
             map,
             partial,
+            stale_yours: if yours.is_none() {
+                previous_yours.cloned()
+            } else {
+                None
+            },
             yours: yours.cloned(),
             tasks,
             under_way: None,
             runs,
             runs_done: 0,
+            fresh: false,
         })
     }
 
@@ -285,6 +333,7 @@ impl RetryPoliciesJob {
             Task::Point { policy, rate } => {
                 let f = self.sweep.failure_rates[rate];
                 self.partial[policy].points[rate] = Some(sweep::point_of(f, stats));
+                self.one_run_of(policy);
             }
             Task::Cell {
                 policy,
@@ -299,6 +348,7 @@ impl RetryPoliciesJob {
                     stats,
                 );
                 self.partial[policy].cells[at] = Some(cell);
+                self.one_run_of(policy);
             }
             Task::Yours => {
                 let cell = map::cell_of(
@@ -313,8 +363,40 @@ impl RetryPoliciesJob {
                     seed: self.lab.seed,
                     cell,
                 });
+                self.fresh = true;
             }
         }
+    }
+
+    /// One more run of policy `i` is in; its results once it was the last.
+    fn one_run_of(&mut self, i: usize) {
+        let part = &mut self.partial[i];
+        part.runs_left = part.runs_left.saturating_sub(1);
+        if part.runs_left == 0 {
+            part.complete(&self.lab.settings, self.lab.seed);
+            part.stale = None;
+            self.fresh = true;
+        }
+    }
+
+    /// What the run shows so far, when something came in since the last call: each
+    /// policy's new results where made, else its previous ones, else nothing; `None` until
+    /// the learner's cell is known (made or previous).
+    pub fn snapshot(&mut self) -> Option<RetryPoliciesRun> {
+        if !std::mem::take(&mut self.fresh) {
+            return None;
+        }
+        Some(RetryPoliciesRun {
+            results: self
+                .partial
+                .iter()
+                .filter_map(|p| p.done.clone().or_else(|| p.stale.clone()))
+                .collect(),
+            yours: self.yours.clone().or_else(|| self.stale_yours.clone())?,
+            failure_rates: self.sweep.failure_rates.clone(),
+            loads: self.map.loads.clone(),
+            triggers_s: self.map.triggers_s.clone(),
+        })
     }
 
     /// The run, once [`RetryPoliciesJob::advance`] said done (`None` before).
@@ -322,32 +404,12 @@ impl RetryPoliciesJob {
         if self.under_way.is_some() || !self.tasks.is_empty() {
             return None;
         }
-        let key = |p| self.lab.settings.of_policy(p);
-        let mut results = Vec::new();
-        for part in self.partial {
-            if let Some(kept) = part.kept {
-                results.push(kept);
-                continue;
-            }
-            let points: Vec<SweepPoint> = part.points.into_iter().collect::<Option<_>>()?;
-            let cells: Vec<MapCell> = part.cells.into_iter().collect::<Option<_>>()?;
-            results.push(PolicyResult {
-                policy: part.policy,
-                key: key(part.policy),
-                seed: self.lab.seed,
-                curve: SweepCurve {
-                    policy: part.policy,
-                    refusal_onset: sweep::refusal_onset(&points),
-                    points,
-                },
-                row: MapRow {
-                    policy: part.policy,
-                    cells,
-                },
-            });
-        }
         Some(RetryPoliciesRun {
-            results,
+            results: self
+                .partial
+                .into_iter()
+                .map(|p| p.done)
+                .collect::<Option<_>>()?,
             yours: self.yours?,
             failure_rates: self.sweep.failure_rates,
             loads: self.map.loads,
@@ -803,6 +865,48 @@ mod tests {
             .curve
             .refusal_onset;
         assert!(onset.is_some_and(|f| f <= 0.1), "{onset:?}");
+    }
+
+    /// A run in slices shows what it has as it comes: the learner's cell with the first
+    /// snapshot, then one policy more each time, the last snapshot the whole run; after a
+    /// change, the changed policy's previous results stand in until its own are made.
+    #[test]
+    fn snapshots_show_each_policy_as_it_is_made() {
+        let mut lab = RetryPoliciesLab {
+            shown: [true, false, false, false, false, true, false, false],
+            ..RetryPoliciesLab::default()
+        };
+        let mut job = RetryPoliciesJob::new(&lab, None).unwrap();
+        let mut shown = Vec::new();
+        while !job.advance(20_000).unwrap() {
+            if let Some(snapshot) = job.snapshot() {
+                shown.push(
+                    snapshot
+                        .results
+                        .iter()
+                        .map(|r| r.policy)
+                        .collect::<Vec<_>>(),
+                );
+            }
+        }
+        let last = job.snapshot();
+        let run = job.finish().unwrap();
+        assert_eq!(last.as_ref(), Some(&run));
+        assert_eq!(
+            shown,
+            vec![vec![], vec![RetryPolicyKind::None]],
+            "the learner's cell, then no retries; gRPC with the whole run"
+        );
+        lab.settings.grpc.max_tokens = 100.0;
+        let mut job = RetryPoliciesJob::new(&lab, Some(&run)).unwrap();
+        job.advance(1).unwrap();
+        assert_eq!(job.snapshot(), None, "nothing new yet");
+        job.fresh = true;
+        assert_eq!(
+            job.snapshot().as_ref(),
+            Some(&run),
+            "the previous figures stand in"
+        );
     }
 
     #[test]
