@@ -7,8 +7,10 @@
 //! The fix ladder costs five runs. It depends on every control but `fixes`, so the stepper
 //! never recomputes it; a change to another control recomputes it a moment after the last
 //! change, one step per task so the page keeps answering, while the previous table is
-//! shown dimmed. The panels are HTML text patched in place; one delegated handler per
-//! kind of event serves the buttons (`data-act`), the radios and the scrubber.
+//! shown dimmed. The buttons (the stepper, the regime's switch), the radios and the
+//! scrubber are typed elements whose handlers send the change to the session; the
+//! read-only panels (the answer, the second shown, the ladder's table) are HTML text
+//! patched in place.
 
 use std::time::Duration;
 
@@ -21,7 +23,6 @@ use resilience_sim::policy::circuit_breaker::State;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{ControlKind, ControlValue, LabSession};
-use wasm_bindgen::JsCast;
 
 use super::lab_frame::{lab_state, tools, LabFrame};
 use super::pool::secs;
@@ -30,7 +31,9 @@ use crate::format::{fixed, rate};
 use crate::nav::Location;
 use crate::tasks::{Step, Stepped};
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{change, click, effect, live, live_flag, live_html, Html};
+use crate::views::html::{
+    aria_bool, change, click, effect, live, live_attr, live_flag, live_html, Html,
+};
 use crate::views::page_tools::NoImport;
 
 /// The second the panel shows when the page opens: the breaker of fix 1 is open by then.
@@ -964,14 +967,41 @@ const LADDER_ROWS: [(&str, Cell); 10] = [
 const SHORT_QUEUE: u32 = 20;
 const LONG_QUEUE: u32 = 200;
 
-/// The two regimes of the bulkhead's queue, and the one click to the other.
-pub fn regime_html(config: &BrownoutConfig, h: &mut String) {
+/// The regime of the bulkhead's queue a config is in: the page explains it and offers the
+/// other one with a click.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Regime {
+    /// A queue of at most [`SHORT_QUEUE`]: the bulkhead refuses, the retries fire.
+    Short,
+    /// A longer queue: calls wait, holding order's threads.
+    Long,
+}
+
+impl Regime {
+    pub fn of(config: &BrownoutConfig) -> Self {
+        if config.queue_capacity <= SHORT_QUEUE {
+            Regime::Short
+        } else {
+            Regime::Long
+        }
+    }
+
+    /// The queue the button switches to, and its words.
+    pub fn switch(self) -> (u32, &'static str) {
+        match self {
+            Regime::Short => (LONG_QUEUE, "Try a queue of 200"),
+            Regime::Long => (SHORT_QUEUE, "Back to a queue of 20"),
+        }
+    }
+}
+
+/// The two regimes of the bulkhead's queue: what this one does, and what the other shows.
+pub fn regime_text(config: &BrownoutConfig) -> String {
     let pool = config.order_threads;
     let threads = config.bulkhead_threads;
     // Whether a bulkhead with `queue` holds more order threads than order has.
     let drains = |queue: u32| threads + queue > pool;
-    h.raw("<h2 id=\"bo-regime-heading\">The bulkhead's queue</h2><p data-testid=\"bo-regime\">");
-    if config.queue_capacity <= SHORT_QUEUE {
+    if Regime::of(config) == Regime::Short {
         let mut text = format!(
             "With a queue of {}, the bulkhead refuses at once what it cannot start: the refusals are retried, and that is what this run shows.",
             config.queue_capacity
@@ -985,10 +1015,10 @@ pub fn regime_html(config: &BrownoutConfig, h: &mut String) {
                 " A long queue refuses less and holds more order threads waiting: {threads} running + {LONG_QUEUE} queued, within order's {pool}."
             ));
         }
-        h.text(&text).raw("</p><button type=\"button\" data-act=\"queue:long\" data-testid=\"bo-regime-switch\">Try a queue of 200</button>");
+        text
     } else {
         let held = threads + config.queue_capacity;
-        let text = if drains(config.queue_capacity) {
+        if drains(config.queue_capacity) {
             format!(
                 "With a queue of {}, the bulkhead can hold {held} order threads waiting, more than order's {pool}: the threads run out and order history fails with submissions, while the bulkhead refuses almost nothing, so the retries hardly fire. A short queue refuses at once, and then the retries multiply the attempts.",
                 config.queue_capacity
@@ -998,28 +1028,14 @@ pub fn regime_html(config: &BrownoutConfig, h: &mut String) {
                 "With a queue of {}, the bulkhead can hold {held} order threads waiting, within order's {pool}. A short queue refuses at once, and then the retries multiply the attempts.",
                 config.queue_capacity
             )
-        };
-        h.text(&text).raw("</p><button type=\"button\" data-act=\"queue:short\" data-testid=\"bo-regime-switch\">Back to a queue of 20</button>");
+        }
     }
 }
 
-/// The stepper (the `fixes` control as five buttons) and the ladder's table, the current
-/// step's column marked; dimmed while the rows are those of earlier settings.
+/// The ladder's table, the current step's column marked; dimmed while the rows are those
+/// of earlier settings (the stepper above it is [`Stepper`]).
 pub fn ladder_html(config: &BrownoutConfig, ladder: &Ladder, h: &mut String) {
     let current = usize::from(config.fixes.min(4));
-    h.raw("<h2 id=\"bo-ladder-heading\">The fix ladder</h2><p class=\"help\">Each step keeps the ones before it; step 0 is the stack as configured.</p><ol class=\"bo-stepper\">");
-    for step in 0..FIXES.len() {
-        h.raw("<li><button type=\"button\" data-act=\"fixes:")
-            .num(step as u64)
-            .raw("\" data-testid=\"bo-step-")
-            .num(step as u64)
-            .raw("\" aria-pressed=\"")
-            .raw(if step == current { "true" } else { "false" })
-            .raw("\">")
-            .text(&step_label(config, step))
-            .raw("</button></li>");
-    }
-    h.raw("</ol>");
     if let Some(error) = &ladder.error {
         h.raw("<p class=\"error\">The ladder could not be run: ")
             .text(error)
@@ -1291,73 +1307,64 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         });
         h
     });
-    let regime_panel = live_html(move || {
-        let mut h = String::new();
-        session.with(|s| regime_html(&s.config().config, &mut h));
-        h
-    });
     let ladder_panel = live_html(move || {
         let mut h = String::with_capacity(4096);
         session.with(|s| ladder.with(|l| ladder_html(&s.config().config, l, &mut h)));
         h
     });
-    let on_click = click(move |ev| {
-        let Some(act) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("[data-act]").ok().flatten())
-            .and_then(|b| b.get_attribute("data-act"))
-        else {
-            return;
+    let config = move || session.with(|s| s.config().config.clone());
+    // The stepper is the `fixes` control, set through the session as the link and the CLI
+    // set it (its options name the steps "0" to "4").
+    let set_step = move |step: usize| {
+        let options = match LabSession::<BrownoutLab>::control("fixes").map(|c| c.kind) {
+            Some(ControlKind::Choice { options }) => options,
+            _ => return,
         };
-        if let Some(regime) = act.strip_prefix("queue:") {
-            let queue = if regime == "long" {
-                LONG_QUEUE
-            } else {
-                SHORT_QUEUE
-            };
-            set_in_slices(
-                state,
-                runs,
-                "queueCapacity",
-                ControlValue::Number(f64::from(queue)),
-            );
-        } else if let Some(step) = act.strip_prefix("fixes:") {
-            // Through the session, as the link and the CLI set it.
-            // (The control's options name the steps "0" to "4".)
-            if let Some(control) = LabSession::<BrownoutLab>::control("fixes") {
-                if let ControlKind::Choice { options } = control.kind {
-                    if let Some(option) = options.iter().find(|o| o.0 == step) {
-                        set_in_slices(state, runs, "fixes", ControlValue::Choice(option.0));
-                    }
-                }
-            }
+        let name = step.to_string();
+        if let Some(option) = options.iter().find(|o| o.0 == name) {
+            set_in_slices(state, runs, "fixes", ControlValue::Choice(option.0));
         }
-    });
-    // The scrubber (the controls' own inputs have no `name`).
-    let on_input = change(move |ev| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-        else {
-            return;
-        };
-        if input.name() == "bo-second" {
-            if let Ok(second) = input.value().parse::<i32>() {
-                page.update(|v| v.second = second);
-            }
+    };
+    let current_step = move || session.with(|s| usize::from(s.config().config.fixes.min(4)));
+    let switch_regime = move |_| {
+        let (queue, _) = session
+            .with_untracked(|s| Regime::of(&s.config().config))
+            .switch();
+        set_in_slices(
+            state,
+            runs,
+            "queueCapacity",
+            ControlValue::Number(f64::from(queue)),
+        );
+    };
+    let scrub = move |ev: leptos::ev::Event| {
+        if let Ok(second) = event_target_value(&ev).parse::<i32>() {
+            page.update(|v| v.second = second);
         }
-    });
+    };
     let side = move || {
         view! {
             <section class="panel bo-ladder-panel" aria-labelledby="bo-ladder-heading"
-                data-testid="bo-ladder-panel" inner_html=ladder_panel></section>
+                data-testid="bo-ladder-panel">
+                <h2 id="bo-ladder-heading">"The fix ladder"</h2>
+                <p class="help">"Each step keeps the ones before it; step 0 is the stack as configured."</p>
+                <ol class="bo-stepper">
+                    {(0..FIXES.len()).map(|step| view! {
+                        <li><button type="button" data-testid=format!("bo-step-{step}")
+                            aria-pressed=live_attr(move || aria_bool(current_step() == step))
+                            on:click=click(move |_| set_step(step))>
+                            {live(move || step_label(&config(), step))}
+                        </button></li>
+                    }).collect_view()}
+                </ol>
+                <div inner_html=ladder_panel></div>
+            </section>
         }
         .into_any()
     };
     view! {
         // Busy while a run asked for is made in slices: its figures are the last run's.
-        <div class="brownout" data-testid="bo-page" on:click=on_click on:input=on_input
+        <div class="brownout" data-testid="bo-page"
             aria-busy=move || if session.with(LabSession::is_pending) { "true" } else { "false" }>
             <LabFrame import=NoImport info=info text=&super::BROWNOUT_TEXT location=location tools=tools(info.number, state) controls=controls refused=state.refused
                 reset=Callback::new(move |_| {
@@ -1386,11 +1393,17 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                     <p class="bo-verdict" data-testid="bo-verdict" aria-live="polite" inner_html=verdict></p>
                     <div inner_html=evidence></div>
                 </section>
-                <section class="panel bo-regime" aria-labelledby="bo-regime-heading" inner_html=regime_panel></section>
+                <section class="panel bo-regime" aria-labelledby="bo-regime-heading">
+                    <h2 id="bo-regime-heading">"The bulkhead's queue"</h2>
+                    <p data-testid="bo-regime">{live(move || regime_text(&config()))}</p>
+                    <button type="button" data-testid="bo-regime-switch" on:click=click(switch_regime)>
+                        {live(move || Regime::of(&config()).switch().1.to_string())}
+                    </button>
+                </section>
                 <section class="panel bo-second" aria-labelledby="bo-second-heading">
                     <h2 id="bo-second-heading">"Users and system, second by second"</h2>
                     <label class="pool-scrubber">"Second shown"
-                        <input type="range" name="bo-second" data-testid="bo-scrubber"
+                        <input type="range" data-testid="bo-scrubber" on:input=change(scrub)
                             min=live(move || range().0.to_string())
                             max=live(move || range().1.to_string()) step="1"
                             prop:value=live(move || shown().to_string())
@@ -1537,9 +1550,7 @@ mod tests {
             Some((0.0, 60.0, "pricing slow")),
             "a breaker that never opens shades the brownout"
         );
-        let mut regime = String::new();
-        regime_html(&config, &mut regime);
-        assert!(regime.contains("data-act=\"queue:short\""), "{regime}");
+        assert_eq!(Regime::of(&config).switch(), (20, "Back to a queue of 20"));
         // The bulkhead's 20 threads at 80 ms serve 250 calls a second, as many as arrive:
         // the calls queued during the fault never drain.
         assert!(
@@ -1594,26 +1605,22 @@ mod tests {
             .unwrap_or_else(|| panic!("{users}"));
         assert!((61..=65).contains(&again), "{users}");
         assert!(users.contains("Pricing answers at its normal speed from 09:01:00: "));
-        let mut regime = String::new();
-        regime_html(&config, &mut regime);
-        assert!(regime.contains("data-act=\"queue:long\""), "{regime}");
-        assert!(regime.contains("more than order&#39;s 200"), "{regime}");
+        assert_eq!(Regime::of(&config).switch(), (200, "Try a queue of 200"));
+        let regime = regime_text(&config);
+        assert!(regime.contains("more than order's 200"), "{regime}");
         // The button follows the queue, the sentence the threads: a pool of 1,000 order
         // threads outlasts 20 + 200.
         let roomy = BrownoutConfig {
             order_threads: 1_000,
             ..config.clone()
         };
-        let mut regime = String::new();
-        regime_html(&roomy, &mut regime);
-        assert!(regime.contains("within order&#39;s 1000"), "{regime}");
+        let regime = regime_text(&roomy);
+        assert!(regime.contains("within order's 1000"), "{regime}");
         let long = BrownoutConfig {
             queue_capacity: 200,
             ..roomy
         };
-        let mut regime = String::new();
-        regime_html(&long, &mut regime);
-        assert!(regime.contains("data-act=\"queue:short\""), "{regime}");
+        assert_eq!(Regime::of(&long).switch().0, 20);
     }
 
     /// Fix 1: the 300 ms timeout opens the breaker at about 9 s (its 10 s window still holds
@@ -1700,11 +1707,10 @@ mod tests {
         let mut h = String::new();
         ladder_html(&config, &ladder, &mut h);
         assert!(
-            h.contains("data-testid=\"bo-step-4\" aria-pressed=\"true\""),
+            h.contains("<th scope=\"col\" class=\"current\" aria-current=\"true\">+4</th>"),
             "{h}"
         );
-        assert!(h.contains("data-testid=\"bo-step-0\" aria-pressed=\"false\""));
-        assert!(h.contains("<th scope=\"col\" class=\"current\" aria-current=\"true\">+4</th>"));
+        assert_eq!(h.matches("aria-current").count(), 1, "one step is current");
         assert!(!h.contains("data-stale"));
         let labels: Vec<&str> = LADDER_ROWS.iter().map(|r| r.0).collect();
         let at = |step: usize, label: &str| {
