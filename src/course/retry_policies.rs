@@ -9,6 +9,7 @@
 use std::time::Duration;
 
 use leptos::prelude::*;
+use resilience_sim::model::retry_policies::sweep::SweepPoint;
 use resilience_sim::model::retry_policies::RetryPolicyKind;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{ControlValue, LabSession};
@@ -53,6 +54,32 @@ fn one_decimal(v: f64) -> String {
     fixed(v, true)
 }
 
+/// A line per policy of `run`: `value` of each point against the failure rate (%), with
+/// the refusal onset ringed when `ring_onset`.
+fn curves(run: &RetryPoliciesRun, value: fn(&SweepPoint) -> f64, ring_onset: bool) -> Vec<Series> {
+    run.results
+        .iter()
+        .map(|r| {
+            let (tone, stroke) = style(r.policy);
+            let point = |p: &SweepPoint| (p.failure_rate * 100.0, value(p));
+            let onset = r.curve.refusal_onset.filter(|_| ring_onset);
+            Series {
+                label: policy_label(r.policy).to_string(),
+                tone,
+                stroke,
+                points: r.curve.points.iter().map(point).collect(),
+                mark: onset.and_then(|f| {
+                    r.curve
+                        .points
+                        .iter()
+                        .find(|p| p.failure_rate == f)
+                        .map(point)
+                }),
+            }
+        })
+        .collect()
+}
+
 /// Attempts per request against the failure rate, each policy's refusal onset ringed.
 pub fn amplification_chart(run: &RetryPoliciesRun) -> ChartSpec {
     let top = run
@@ -66,32 +93,7 @@ pub fn amplification_chart(run: &RetryPoliciesRun) -> ChartSpec {
         x_min: 0.0,
         x_max: 100.0,
         y_max: (top * 1.1).ceil(),
-        series: run
-            .results
-            .iter()
-            .map(|r| {
-                let (tone, stroke) = style(r.policy);
-                let at = |f: f64| {
-                    r.curve
-                        .points
-                        .iter()
-                        .find(|p| p.failure_rate == f)
-                        .map(|p| (f * 100.0, p.amplification))
-                };
-                Series {
-                    label: policy_label(r.policy).to_string(),
-                    tone,
-                    stroke,
-                    points: r
-                        .curve
-                        .points
-                        .iter()
-                        .map(|p| (p.failure_rate * 100.0, p.amplification))
-                        .collect(),
-                    mark: r.curve.refusal_onset.and_then(at),
-                }
-            })
-            .collect(),
+        series: curves(run, |p| p.amplification, true),
         shade: None,
         reference: None,
     }
@@ -105,25 +107,7 @@ pub fn success_chart(run: &RetryPoliciesRun) -> ChartSpec {
         x_min: 0.0,
         x_max: 100.0,
         y_max: 105.0,
-        series: run
-            .results
-            .iter()
-            .map(|r| {
-                let (tone, stroke) = style(r.policy);
-                Series {
-                    label: policy_label(r.policy).to_string(),
-                    tone,
-                    stroke,
-                    points: r
-                        .curve
-                        .points
-                        .iter()
-                        .map(|p| (p.failure_rate * 100.0, p.success * 100.0))
-                        .collect(),
-                    mark: None,
-                }
-            })
-            .collect(),
+        series: curves(run, |p| p.success * 100.0, false),
         shade: None,
         reference: None,
     }

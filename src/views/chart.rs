@@ -183,6 +183,29 @@ pub fn tick_step(max: f64, most: u32) -> u64 {
     base
 }
 
+/// Sizes `canvas` for its CSS width `css_width` (at least 280 px) and a height of `aspect`
+/// times it within `heights`, at the device's pixel ratio: (ratio, width and height in
+/// canvas pixels, CSS width).
+pub fn size(
+    canvas: &web_sys::HtmlCanvasElement,
+    css_width: i32,
+    aspect: f64,
+    heights: (f64, f64),
+) -> Option<(f64, i32, i32, f64)> {
+    let ratio = web_sys::window()?.device_pixel_ratio().clamp(1.0, 3.0);
+    let css_width = f64::from(css_width.max(280));
+    let css_height = (css_width * aspect).clamp(heights.0, heights.1);
+    let (width, height) = ((css_width * ratio) as i32, (css_height * ratio) as i32);
+    // A new size changes the page's layout; the same size only needs the clear that follows.
+    if canvas.width() != width as u32 {
+        canvas.set_width(width as u32);
+    }
+    if canvas.height() != height as u32 {
+        canvas.set_height(height as u32);
+    }
+    Some((ratio, width, height, css_width))
+}
+
 /// Draws `spec` on `canvas`, sized to its CSS width `css_width` (measured by the caller:
 /// reading it here would force a layout per chart while a page changes) at the device's
 /// pixel ratio.
@@ -192,17 +215,7 @@ pub fn draw(
     dark: bool,
     css_width: i32,
 ) -> Option<()> {
-    let ratio = web_sys::window()?.device_pixel_ratio().clamp(1.0, 3.0);
-    let css_width = f64::from(css_width.max(280));
-    let css_height = (css_width * 0.5).clamp(200.0, 340.0);
-    let (width, height) = ((css_width * ratio) as i32, (css_height * ratio) as i32);
-    // A new size changes the page's layout; the same size only needs the clear below.
-    if canvas.width() != width as u32 {
-        canvas.set_width(width as u32);
-    }
-    if canvas.height() != height as u32 {
-        canvas.set_height(height as u32);
-    }
+    let (ratio, width, height, css_width) = size(canvas, css_width, 0.5, (200.0, 340.0))?;
     let t = theme(dark);
     let px = |v: f64| (v * ratio).round() as i32;
     let font = |size: f64, h: HPos, v: VPos| {

@@ -32,16 +32,7 @@ pub fn draw(
     dark: bool,
     css_width: i32,
 ) -> Option<()> {
-    let ratio = web_sys::window()?.device_pixel_ratio().clamp(1.0, 3.0);
-    let css_width = f64::from(css_width.max(280));
-    let css_height = (css_width * 0.55).clamp(220.0, 360.0);
-    let (width, height) = ((css_width * ratio) as i32, (css_height * ratio) as i32);
-    if canvas.width() != width as u32 {
-        canvas.set_width(width as u32);
-    }
-    if canvas.height() != height as u32 {
-        canvas.set_height(height as u32);
-    }
+    let (ratio, width, height, _) = super::chart::size(canvas, css_width, 0.55, (220.0, 360.0))?;
     let px = |v: f64| (v * ratio).round() as i32;
     let (background, text, good, bad, ink) = if dark {
         (
