@@ -1,16 +1,15 @@
 //! Demo 12: the 09:00 pricing brownout (Lab C of ../shared/spec/03-incident-labs.md). The
 //! engine runs the incident ([`BrownoutLab`]); this module turns its run into four chart
-//! specs, the sentences under them, and HTML text: the prediction's answer
-//! ([`mechanism_effects`]), what users saw next to what the system did in the second the
-//! scrubber shows, and the fix ladder ([`Headline`] per step) as a stepper and a table.
+//! specs, the sentences under them, and plain data for the typed views: the prediction's
+//! answer ([`verdict`], [`evidence`]), what users saw next to what the system did in the
+//! second the scrubber shows ([`second`]), and the fix ladder ([`Headline`] per step) as a
+//! stepper and a table ([`ladder_shown`]).
 //!
 //! The fix ladder costs five runs. It depends on every control but `fixes`, so the stepper
 //! never recomputes it; a change to another control recomputes it a moment after the last
 //! change, one step per task so the page keeps answering, while the previous table is
-//! shown dimmed. The buttons (the stepper, the regime's switch), the radios and the
-//! scrubber are typed elements whose handlers send the change to the session; the
-//! read-only panels (the answer, the second shown, the ladder's table) are HTML text
-//! patched in place.
+//! shown dimmed. Every button, radio and the scrubber is a typed element whose handler
+//! sends the change to the session; no handler reads the page back.
 
 use std::time::Duration;
 
@@ -31,9 +30,7 @@ use crate::format::{fixed, rate};
 use crate::nav::Location;
 use crate::tasks::{Step, Stepped};
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{
-    aria_bool, change, click, effect, live, live_attr, live_flag, live_html, Html,
-};
+use crate::views::html::{aria_bool, change, click, effect, live, live_attr, live_flag};
 use crate::views::page_tools::NoImport;
 
 /// The second the panel shows when the page opens: the breaker of fix 1 is open by then.
@@ -607,8 +604,9 @@ impl Default for BrownoutView {
     }
 }
 
-/// The answer in one sentence (announced), once asked for.
-pub fn verdict_html(run: &BrownoutRun, pick: Option<Mechanism>, h: &mut String) {
+/// The answer in one sentence (announced, its first part strong), once asked for: the
+/// mechanism the run says makes it worse, then what the learner picked.
+pub fn verdict(run: &BrownoutRun, pick: Option<Mechanism>) -> (String, String) {
     let effects = mechanism_effects(run);
     let answer = match effects.worse {
         Some(Mechanism::Bulkhead) => format!(
@@ -622,41 +620,38 @@ pub fn verdict_html(run: &BrownoutRun, pick: Option<Mechanism>, h: &mut String) 
         Some(m) => format!("{} makes it worse.", mechanism_name(m)),
         None => "With these settings none of the four makes the outage worse than the slow pricing alone: order keeps threads to spare and the attempts stay under 1.5 per submission.".to_string(),
     };
-    h.raw("<strong>").text(&answer).raw("</strong>");
-    match pick {
-        Some(p) if Some(p) == effects.worse => {
-            h.raw(" You picked it.");
-        }
-        Some(p) => {
-            h.raw(" You picked ").text(mechanism_name(p)).raw(".");
-        }
-        None => {
-            h.raw(" You did not pick one.");
-        }
-    }
+    let you = match pick {
+        Some(p) if Some(p) == effects.worse => "You picked it.".to_string(),
+        Some(p) => format!("You picked {}.", mechanism_name(p)),
+        None => "You did not pick one.".to_string(),
+    };
+    (answer, you)
+}
+
+/// One mechanism's line of the answer's evidence.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Evidence {
+    pub mechanism: Mechanism,
+    pub title: &'static str,
+    pub text: String,
+    /// The mechanism the run says makes it worse.
+    pub worse: bool,
 }
 
 /// What each mechanism did after 09:00, from the run.
-pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String) {
+pub fn evidence(config: &BrownoutConfig, run: &BrownoutRun) -> Vec<Evidence> {
     let e = mechanism_effects(run);
     let headline = run.headline();
     let needed_before = run.seconds.first().map_or(0, |s| s.concurrency_needed);
-    let item = |h: &mut String, m: Mechanism, title: &'static str, text: String| {
-        h.raw("<li data-mechanism=\"")
-            .raw(m.name())
-            .raw("\"")
-            .raw(if e.worse == Some(m) {
-                " class=\"worse\""
-            } else {
-                ""
-            })
-            .raw("><strong>")
-            .raw(title)
-            .raw("</strong> ")
-            .text(&text)
-            .raw("</li>");
+    let mut items = Vec::new();
+    let mut item = |mechanism: Mechanism, title: &'static str, text: String| {
+        items.push(Evidence {
+            mechanism,
+            title,
+            text,
+            worse: e.worse == Some(mechanism),
+        });
     };
-    h.raw("<ul class=\"bo-evidence\" data-testid=\"bo-evidence\">");
     let ran_out = if e.order_ran_out {
         "order ran out of threads, and order history failed with submissions".to_string()
     } else {
@@ -666,7 +661,6 @@ pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String)
         )
     };
     item(
-        h,
         Mechanism::Bulkhead,
         "Bulkhead.",
         format!(
@@ -680,7 +674,6 @@ pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String)
     );
     let threshold = fixed(config.failure_rate_threshold.into(), false);
     item(
-        h,
         Mechanism::Breaker,
         "Circuit breaker.",
         match e.breaker_first_open_s {
@@ -696,7 +689,6 @@ pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String)
         },
     );
     item(
-        h,
         Mechanism::Retry,
         "Retries.",
         format!(
@@ -712,7 +704,6 @@ pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String)
         )
     };
     item(
-        h,
         Mechanism::Cache,
         "Fallback cache.",
         format!(
@@ -721,19 +712,23 @@ pub fn evidence_html(config: &BrownoutConfig, run: &BrownoutRun, h: &mut String)
             hit(e.hit_rate_last)
         ),
     );
-    h.raw("</ul>");
+    items
 }
 
-/// One figure of a panel's list: its name (with a key in the chart's colour) and value.
-fn figure(h: &mut String, key: &'static str, name: &'static str, value: &str) {
-    h.raw("<div><dt>");
-    if !key.is_empty() {
-        h.raw("<span class=\"key ").raw(key).raw("\"></span>");
-    }
-    h.raw(name).raw("</dt><dd>").text(value).raw("</dd></div>");
+/// One figure of a panel's list: its name (with a key in the chart's colour when `key` is
+/// a tone's class) and its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Fact {
+    pub key: &'static str,
+    pub name: &'static str,
+    pub value: String,
 }
 
-fn state_class(state: State) -> &'static str {
+fn fact(key: &'static str, name: &'static str, value: String) -> Fact {
+    Fact { key, name, value }
+}
+
+pub fn state_class(state: State) -> &'static str {
     match state {
         State::Closed => "closed",
         State::Open | State::ForcedOpen => "open",
@@ -741,67 +736,74 @@ fn state_class(state: State) -> &'static str {
     }
 }
 
-/// What users saw next to what the system did: after 09:00 as a whole, then in the second
-/// `t_s` (clamped to the run).
-pub fn second_html(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32, h: &mut String) {
-    let (Some(first), Some(last)) = (run.seconds.first(), run.seconds.last()) else {
-        return;
-    };
+/// Figures as the items of a definition list.
+fn facts(facts: Vec<Fact>) -> impl IntoView {
+    facts
+        .into_iter()
+        .map(|f| {
+            view! {
+                <div>
+                    <dt>
+                        {(!f.key.is_empty()).then(|| view! { <span class=format!("key {}", f.key)></span> })}
+                        {f.name}
+                    </dt>
+                    <dd>{f.value}</dd>
+                </div>
+            }
+        })
+        .collect_view()
+}
+
+/// The panel of one second: what users saw next to what the system did, after 09:00 as a
+/// whole and in that second.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SecondPanel {
+    /// The second in one sentence (announced as the scrubber moves).
+    pub summary: String,
+    pub users_whole: String,
+    pub submissions: u32,
+    pub users: Vec<Fact>,
+    pub system_whole: String,
+    /// The system's figures before the breaker's line, the breaker, then the rest.
+    pub system: Vec<Fact>,
+    pub breaker: State,
+    pub breaker_rates: String,
+    pub after_breaker: Vec<Fact>,
+}
+
+/// The panel of second `t_s` (clamped to the run); `None` for a run without seconds.
+pub fn second(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32) -> Option<SecondPanel> {
+    let (first, last) = (run.seconds.first()?, run.seconds.last()?);
     let t = t_s.clamp(first.t_s, last.t_s);
-    let Some(s) = run.seconds.iter().find(|s| s.t_s == t) else {
-        return;
-    };
+    let s = run.seconds.iter().find(|s| s.t_s == t)?;
     let headline = run.headline();
     let pool = run.order_threads;
     let span = format!("{} to {}", clock(t - 1), clock(t));
-    h.raw("<p class=\"summary\" data-testid=\"bo-second-summary\" aria-live=\"polite\">")
-        .text(&format!(
-            "{span}: {} live, {} cached, {} errors, {} gave up; {} of {pool} order threads in use; breaker {}.",
-            s.users.live,
-            s.users.cached,
-            s.users.error,
-            s.users.gave_up,
-            s.order_threads,
-            s.breaker.as_str()
-        ))
-        .raw("</p><div class=\"bo-sides\"><div class=\"bo-side\" data-testid=\"bo-users\"><h3>What users saw</h3><p class=\"bo-whole\" data-testid=\"bo-users-whole\">");
-    if headline.users.total() > 0 {
-        h.text(&format!("After 09:00: {}.", users_line(&headline.users)));
-    }
-    h.raw("</p><p class=\"bo-when\">Submissions sent in this second: ")
-        .num(s.submissions.into())
-        .raw("</p><dl class=\"bo-figures counts\">");
-    figure(h, "tone-green", "Live price", &s.users.live.to_string());
-    figure(h, "tone-blue", "Cached price", &s.users.cached.to_string());
-    figure(h, "tone-red", "Error", &s.users.error.to_string());
-    figure(
-        h,
-        "tone-grey",
-        "Gave up waiting",
-        &s.users.gave_up.to_string(),
+    let summary = format!(
+        "{span}: {} live, {} cached, {} errors, {} gave up; {} of {pool} order threads in use; breaker {}.",
+        s.users.live,
+        s.users.cached,
+        s.users.error,
+        s.users.gave_up,
+        s.order_threads,
+        s.breaker.as_str()
     );
-    h.raw("</dl></div><div class=\"bo-side\" data-testid=\"bo-system\"><h3>What the system did</h3><p class=\"bo-whole\" data-testid=\"bo-system-whole\">")
-        .text(&format!(
-            "After 09:00: up to {} of {pool} order threads in use, {} pricing calls a second while pricing was slow, order history {} % served.",
-            headline.peak_order_threads,
-            one(headline.pricing_calls_per_second),
-            rate(headline.history_ok_percent as f32)
-        ))
-        .raw("</p><p class=\"bo-when\">At the end of this second:</p><dl class=\"bo-figures facts\">");
-    figure(
-        h,
-        "",
-        "Order threads",
-        &format!(
-            "{} of {pool} in use: {} waiting on pricing, {} asleep between attempts",
-            s.order_threads, s.order_threads_on_pricing, s.order_threads_in_retry_wait
-        ),
-    );
-    figure(
-        h,
-        "",
-        "Accept queue",
-        &format!("{} requests wait for a thread", s.accept_queue),
+    let users_whole = if headline.users.total() > 0 {
+        format!("After 09:00: {}.", users_line(&headline.users))
+    } else {
+        String::new()
+    };
+    let users = vec![
+        fact("tone-green", "Live price", s.users.live.to_string()),
+        fact("tone-blue", "Cached price", s.users.cached.to_string()),
+        fact("tone-red", "Error", s.users.error.to_string()),
+        fact("tone-grey", "Gave up waiting", s.users.gave_up.to_string()),
+    ];
+    let system_whole = format!(
+        "After 09:00: up to {} of {pool} order threads in use, {} pricing calls a second while pricing was slow, order history {} % served.",
+        headline.peak_order_threads,
+        one(headline.pricing_calls_per_second),
+        rate(headline.history_ok_percent as f32)
     );
     let mut bulkhead = format!(
         "{} of {} threads busy, {} calls queued (queue of {})",
@@ -815,7 +817,6 @@ pub fn second_html(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32, h: &mut
             s.pricing_in_flight + s.queued
         ));
     }
-    figure(h, "", "Bulkhead", &bulkhead);
     let latency = if s.pricing_slow {
         config.pricing_slow_ms
     } else {
@@ -832,43 +833,51 @@ pub fn second_html(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32, h: &mut
             s.pricing_wasted
         ));
     }
-    figure(h, "", "Pricing", &pricing);
-    figure(
-        h,
-        "",
-        "Little's law",
-        &format!(
-            "{} a second × {} s = {} calls in flight needed; the bulkhead runs {}",
-            config.submissions_per_second,
-            secs(latency),
-            thousands(s.concurrency_needed.into()),
-            run.bulkhead_threads
+    let system = vec![
+        fact(
+            "",
+            "Order threads",
+            format!(
+                "{} of {pool} in use: {} waiting on pricing, {} asleep between attempts",
+                s.order_threads, s.order_threads_on_pricing, s.order_threads_in_retry_wait
+            ),
         ),
-    );
-    figure(
-        h,
-        "",
-        "Pricing calls this second",
-        &format!(
-            "{} sent, {} rejected (bulkhead full), {} retried, {} not permitted (breaker open), {} timed out",
-            thousands(s.admitted.into()),
-            thousands(s.rejected.into()),
-            thousands(s.retries.into()),
-            thousands(s.not_permitted.into()),
-            thousands(s.timeouts.into())
+        fact(
+            "",
+            "Accept queue",
+            format!("{} requests wait for a thread", s.accept_queue),
         ),
-    );
-    figure(
-        h,
-        "",
-        "Attempts per submission",
-        &per_submission(s).map_or_else(|| "no attempt".to_string(), one),
-    );
-    h.raw("<div><dt>Breaker</dt><dd><span class=\"state-text ")
-        .raw(state_class(s.breaker))
-        .raw("\" data-testid=\"bo-breaker-state\">")
-        .raw(s.breaker.as_str())
-        .raw("</span>, ");
+        fact("", "Bulkhead", bulkhead),
+        fact("", "Pricing", pricing),
+        fact(
+            "",
+            "Little's law",
+            format!(
+                "{} a second × {} s = {} calls in flight needed; the bulkhead runs {}",
+                config.submissions_per_second,
+                secs(latency),
+                thousands(s.concurrency_needed.into()),
+                run.bulkhead_threads
+            ),
+        ),
+        fact(
+            "",
+            "Pricing calls this second",
+            format!(
+                "{} sent, {} rejected (bulkhead full), {} retried, {} not permitted (breaker open), {} timed out",
+                thousands(s.admitted.into()),
+                thousands(s.rejected.into()),
+                thousands(s.retries.into()),
+                thousands(s.not_permitted.into()),
+                thousands(s.timeouts.into())
+            ),
+        ),
+        fact(
+            "",
+            "Attempts per submission",
+            per_submission(s).map_or_else(|| "no attempt".to_string(), one),
+        ),
+    ];
     let slow_rule = if config.fixes >= 2 {
         format!(
             "opens at {} %",
@@ -877,44 +886,53 @@ pub fn second_html(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32, h: &mut
     } else {
         "not counted before +2".to_string()
     };
-    h.text(&match (s.failure_rate, s.slow_call_rate) {
+    let breaker_rates = match (s.failure_rate, s.slow_call_rate) {
         (Some(f), Some(slow)) => format!(
-            "failure rate {} % (opens at {} %), slow-call rate {} % ({slow_rule})",
+            ", failure rate {} % (opens at {} %), slow-call rate {} % ({slow_rule})",
             rate(f),
             fixed(config.failure_rate_threshold.into(), false),
             rate(slow)
         ),
         _ if s.breaker == State::Open => {
-            "refuses every call; its rates are not measured while it is open".to_string()
+            ", refuses every call; its rates are not measured while it is open".to_string()
         }
         _ => format!(
-            "too few calls in its window to judge (fewer than {})",
+            ", too few calls in its window to judge (fewer than {})",
             config.minimum_number_of_calls
         ),
-    });
-    h.raw("</dd></div>");
-    figure(
-        h,
-        "",
-        "Cache",
-        &if s.fallbacks == 0 {
-            "no fallback this second".to_string()
-        } else {
-            format!(
-                "{} of {} fallbacks found a price ({} %)",
-                s.cache_hits,
-                s.fallbacks,
-                share(s.cache_hits, s.fallbacks)
-            )
-        },
-    );
-    figure(
-        h,
-        "",
-        "Order history",
-        &format!("{} of {} served in time", s.history_ok, s.history_total),
-    );
-    h.raw("</dl></div></div>");
+    };
+    let after_breaker = vec![
+        fact(
+            "",
+            "Cache",
+            if s.fallbacks == 0 {
+                "no fallback this second".to_string()
+            } else {
+                format!(
+                    "{} of {} fallbacks found a price ({} %)",
+                    s.cache_hits,
+                    s.fallbacks,
+                    share(s.cache_hits, s.fallbacks)
+                )
+            },
+        ),
+        fact(
+            "",
+            "Order history",
+            format!("{} of {} served in time", s.history_ok, s.history_total),
+        ),
+    ];
+    Some(SecondPanel {
+        summary,
+        users_whole,
+        submissions: s.submissions,
+        users,
+        system_whole,
+        system,
+        breaker: s.breaker,
+        breaker_rates,
+        after_breaker,
+    })
 }
 
 /// The fix ladder's rows as computed for some settings (`key`: `fixes` at 0).
@@ -1032,71 +1050,62 @@ pub fn regime_text(config: &BrownoutConfig) -> String {
     }
 }
 
+/// The ladder as the page shows it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum LadderShown {
+    /// A step's run was refused: the reason.
+    Error(String),
+    /// The five runs are being made.
+    Pending,
+    Table(LadderTable),
+}
+
+/// The ladder's table: a row per figure, a column per step.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LadderTable {
+    /// The step the page shows (its column is marked).
+    pub current: usize,
+    /// The rows are those of earlier settings, shown dimmed until the new ones are in.
+    pub stale: bool,
+    pub rows: Vec<(&'static str, Vec<String>)>,
+    /// The current step against the one before, when there is one and the rows are fresh.
+    pub change: Option<String>,
+}
+
 /// The ladder's table, the current step's column marked; dimmed while the rows are those
-/// of earlier settings (the stepper above it is [`Stepper`]).
-pub fn ladder_html(config: &BrownoutConfig, ladder: &Ladder, h: &mut String) {
+/// of earlier settings (the stepper above it is typed buttons on the page).
+pub fn ladder_shown(config: &BrownoutConfig, ladder: &Ladder) -> LadderShown {
     let current = usize::from(config.fixes.min(4));
     if let Some(error) = &ladder.error {
-        h.raw("<p class=\"error\">The ladder could not be run: ")
-            .text(error)
-            .raw("</p>");
-        return;
+        return LadderShown::Error(error.clone());
     }
     if ladder.rows.len() != FIXES.len() {
-        h.raw("<p class=\"muted\" data-testid=\"bo-ladder-pending\">Running the five steps…</p>");
-        return;
+        return LadderShown::Pending;
     }
     let stale = ladder.key.as_ref() != Some(&ladder_key(config));
-    h.raw("<div class=\"bo-ladder-scroll\"><table class=\"bo-ladder\" data-testid=\"bo-ladder\"")
-        .raw(if stale {
-            " data-stale=\"true\" aria-busy=\"true\""
-        } else {
-            ""
-        })
-        .raw("><caption>After 09:00, with these settings")
-        .raw(if stale { " (updating…)" } else { "" })
-        .raw("</caption><thead><tr><th scope=\"col\">Step</th>");
-    for step in 0..FIXES.len() {
-        h.raw("<th scope=\"col\"")
-            .raw(if step == current {
-                " class=\"current\" aria-current=\"true\""
-            } else {
-                ""
-            })
-            .raw(">")
-            .raw(["0", "+1", "+2", "+3", "+4"][step])
-            .raw("</th>");
-    }
-    h.raw("</tr></thead><tbody>");
-    for (label, cell) in LADDER_ROWS {
-        h.raw("<tr><th scope=\"row\">").raw(label).raw("</th>");
-        for (step, row) in ladder.rows.iter().enumerate() {
-            h.raw(if step == current {
-                "<td class=\"current\">"
-            } else {
-                "<td>"
-            })
-            .text(&cell(row))
-            .raw("</td>");
-        }
-        h.raw("</tr>");
-    }
-    h.raw("</tbody></table></div>");
-    if current > 0 && !stale {
+    let rows = LADDER_ROWS
+        .iter()
+        .map(|(label, cell)| (*label, ladder.rows.iter().map(|r| cell(r)).collect()))
+        .collect();
+    let change = (current > 0 && !stale).then(|| {
         let (was, now) = (&ladder.rows[current - 1], &ladder.rows[current]);
-        h.raw("<p class=\"bo-change\" data-testid=\"bo-ladder-change\">")
-            .text(&format!(
-                "Against the step before: users who got a price {} → {} %; peak order threads {} → {} of {}; order history served {} → {} %.",
-                share(was.users.answered(), was.users.total()),
-                share(now.users.answered(), now.users.total()),
-                was.peak_order_threads,
-                now.peak_order_threads,
-                config.order_threads,
-                rate(was.history_ok_percent as f32),
-                rate(now.history_ok_percent as f32),
-            ))
-            .raw("</p>");
-    }
+        format!(
+            "Against the step before: users who got a price {} → {} %; peak order threads {} → {} of {}; order history served {} → {} %.",
+            share(was.users.answered(), was.users.total()),
+            share(now.users.answered(), now.users.total()),
+            was.peak_order_threads,
+            now.peak_order_threads,
+            config.order_threads,
+            rate(was.history_ok_percent as f32),
+            rate(now.history_ok_percent as f32),
+        )
+    });
+    LadderShown::Table(LadderTable {
+        current,
+        stale,
+        rows,
+        change,
+    })
 }
 
 /// Model time one slice of a run simulates: about 2 ms in the browser even in a retry
@@ -1278,40 +1287,115 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
             })
         })
     };
-    let verdict = live_html(move || {
-        let mut h = String::new();
+    let verdict_shown = move || {
         let BrownoutView { pick, revealed, .. } = page.get();
-        if revealed {
-            session.with(|s| s.run().iter().for_each(|r| verdict_html(r, pick, &mut h)));
-        }
-        h
-    });
-    let evidence = live_html(move || {
-        let mut h = String::new();
-        if page.with(|v| v.revealed) {
-            session.with(|s| {
+        revealed
+            .then(|| session.with(|s| s.run().as_ref().ok().map(|r| verdict(r, pick))))
+            .flatten()
+            .map(|(answer, you)| view! { <strong>{answer}</strong>" "{you} })
+    };
+    let evidence_shown = move || {
+        page.with(|v| v.revealed).then(|| {
+            let items = session.with(|s| {
                 s.run()
-                    .iter()
-                    .for_each(|r| evidence_html(&s.config().config, r, &mut h))
+                    .as_ref()
+                    .map(|r| evidence(&s.config().config, r))
+                    .unwrap_or_default()
             });
-        }
-        h
-    });
-    let second_panel = live_html(move || {
-        let mut h = String::with_capacity(4096);
+            view! {
+                <ul class="bo-evidence" data-testid="bo-evidence">
+                    {items.into_iter().map(|e| view! {
+                        <li data-mechanism=e.mechanism.name() class=e.worse.then_some("worse")>
+                            <strong>{e.title}</strong>" "{e.text}
+                        </li>
+                    }).collect_view()}
+                </ul>
+            }
+        })
+    };
+    let panel = Memo::new(move |_| {
         let at = shown();
         session.with(|s| {
             s.run()
-                .iter()
-                .for_each(|r| second_html(&s.config().config, r, at, &mut h))
-        });
-        h
+                .as_ref()
+                .ok()
+                .and_then(|r| second(&s.config().config, r, at))
+        })
     });
-    let ladder_panel = live_html(move || {
-        let mut h = String::with_capacity(4096);
-        session.with(|s| ladder.with(|l| ladder_html(&s.config().config, l, &mut h)));
-        h
-    });
+    // The summary's element stays while the scrubber moves, so it is announced.
+    let second_summary =
+        live(move || panel.with(|p| p.as_ref().map(|p| p.summary.clone()).unwrap_or_default()));
+    let second_sides = move || {
+        panel.get().map(|p| {
+            view! {
+                <div class="bo-sides">
+                    <div class="bo-side" data-testid="bo-users">
+                        <h3>"What users saw"</h3>
+                        <p class="bo-whole" data-testid="bo-users-whole">{p.users_whole}</p>
+                        <p class="bo-when">"Submissions sent in this second: "{p.submissions}</p>
+                        <dl class="bo-figures counts">{facts(p.users)}</dl>
+                    </div>
+                    <div class="bo-side" data-testid="bo-system">
+                        <h3>"What the system did"</h3>
+                        <p class="bo-whole" data-testid="bo-system-whole">{p.system_whole}</p>
+                        <p class="bo-when">"At the end of this second:"</p>
+                        <dl class="bo-figures facts">
+                            {facts(p.system)}
+                            <div><dt>"Breaker"</dt><dd>
+                                <span class=format!("state-text {}", state_class(p.breaker))
+                                    data-testid="bo-breaker-state">{p.breaker.as_str()}</span>
+                                {p.breaker_rates}
+                            </dd></div>
+                            {facts(p.after_breaker)}
+                        </dl>
+                    </div>
+                </div>
+            }
+        })
+    };
+    let table =
+        Memo::new(move |_| session.with(|s| ladder.with(|l| ladder_shown(&s.config().config, l))));
+    let ladder_table = move || match table.get() {
+        LadderShown::Error(error) => {
+            view! { <p class="error">"The ladder could not be run: "{error}</p> }.into_any()
+        }
+        LadderShown::Pending => view! {
+            <p class="muted" data-testid="bo-ladder-pending">"Running the five steps…"</p>
+        }
+        .into_any(),
+        LadderShown::Table(t) => {
+            let current = t.current;
+            view! {
+                <div class="bo-ladder-scroll">
+                    <table class="bo-ladder" data-testid="bo-ladder"
+                        data-stale=t.stale.then_some("true") aria-busy=t.stale.then_some("true")>
+                        <caption>"After 09:00, with these settings"{t.stale.then_some(" (updating…)")}</caption>
+                        <thead><tr>
+                            <th scope="col">"Step"</th>
+                            {["0", "+1", "+2", "+3", "+4"].into_iter().enumerate().map(|(step, name)| view! {
+                                <th scope="col" class=(step == current).then_some("current")
+                                    aria-current=(step == current).then_some("true")>{name}</th>
+                            }).collect_view()}
+                        </tr></thead>
+                        <tbody>
+                            {t.rows.into_iter().map(|(label, cells)| view! {
+                                <tr>
+                                    <th scope="row">{label}</th>
+                                    {cells.into_iter().enumerate().map(|(step, cell)| view! {
+                                        <td class=(step == current).then_some("current")>{cell}</td>
+                                    }).collect_view()}
+                                </tr>
+                            }).collect_view()}
+                        </tbody>
+                    </table>
+                </div>
+                {t.change.map(|change| view! {
+                    <p class="bo-change" data-testid="bo-ladder-change">{change}</p>
+                })}
+            }
+            .into_any()
+        }
+    };
     let config = move || session.with(|s| s.config().config.clone());
     // The stepper is the `fixes` control, set through the session as the link and the CLI
     // set it (its options name the steps "0" to "4").
@@ -1357,7 +1441,7 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                         </button></li>
                     }).collect_view()}
                 </ol>
-                <div inner_html=ladder_panel></div>
+                {ladder_table}
             </section>
         }
         .into_any()
@@ -1390,8 +1474,8 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                     </fieldset>
                     <button type="button" data-testid="bo-show-answer"
                         on:click=click(move |_| page.update(|v| v.revealed = true))>"Show the answer"</button>
-                    <p class="bo-verdict" data-testid="bo-verdict" aria-live="polite" inner_html=verdict></p>
-                    <div inner_html=evidence></div>
+                    <p class="bo-verdict" data-testid="bo-verdict" aria-live="polite">{verdict_shown}</p>
+                    {evidence_shown}
                 </section>
                 <section class="panel bo-regime" aria-labelledby="bo-regime-heading">
                     <h2 id="bo-regime-heading">"The bulkhead's queue"</h2>
@@ -1409,7 +1493,8 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                             prop:value=live(move || shown().to_string())
                             aria-valuetext=live(move || format!("{} to {}", clock(shown() - 1), clock(shown()))) />
                     </label>
-                    <div inner_html=second_panel></div>
+                    <p class="summary" data-testid="bo-second-summary" aria-live="polite">{second_summary}</p>
+                    {second_sides}
                 </section>
                 <Figure spec=chart(users_chart) summary=summary(users_summary) testid="bo-users-chart"
                     title="What users saw, per second." />
@@ -1442,16 +1527,38 @@ mod tests {
         }
     }
 
-    /// The table's column of `step`, row by row, as the page writes it.
-    fn column(html: &str, step: usize) -> Vec<String> {
-        html.split("<tr><th scope=\"row\">")
-            .skip(1)
-            .map(|row| {
-                let cells: Vec<&str> = row.split("<td").skip(1).collect();
-                let cell = cells[step];
-                cell[cell.find('>').unwrap() + 1..cell.find("</td>").unwrap()].to_string()
-            })
-            .collect()
+    /// The ladder's table as the page shows it (not pending, not refused).
+    fn table_of(config: &BrownoutConfig, ladder: &Ladder) -> LadderTable {
+        match ladder_shown(config, ladder) {
+            LadderShown::Table(t) => t,
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// The table's column of `step`, row by row.
+    fn column(table: &LadderTable, step: usize) -> Vec<String> {
+        table.rows.iter().map(|r| r.1[step].clone()).collect()
+    }
+
+    /// The panel's words in the page's order, as a screen reader reads them.
+    fn panel_text(p: &SecondPanel) -> String {
+        let facts = |f: &[Fact]| {
+            f.iter()
+                .map(|f| format!("{}: {}", f.name, f.value))
+                .collect::<Vec<_>>()
+                .join(" ")
+        };
+        format!(
+            "{} {} {} {} {} Breaker: {}{} {}",
+            p.summary,
+            p.users_whole,
+            facts(&p.users),
+            p.system_whole,
+            facts(&p.system),
+            p.breaker.as_str(),
+            p.breaker_rates,
+            facts(&p.after_breaker)
+        )
     }
 
     #[test]
@@ -1510,19 +1617,26 @@ mod tests {
             "{users}"
         );
 
-        let mut verdict = String::new();
-        verdict_html(&run, Some(Mechanism::Retry), &mut verdict);
+        let (answer, you) = verdict(&run, Some(Mechanism::Retry));
         assert!(
-            verdict.starts_with("<strong>The bulkhead makes it worse: 20 running and 200 queued calls each hold an order thread, more than order&#39;s 200"),
-            "{verdict}"
+            answer.starts_with("The bulkhead makes it worse: 20 running and 200 queued calls each hold an order thread, more than order's 200"),
+            "{answer}"
         );
-        assert!(verdict.ends_with("You picked the retries."), "{verdict}");
-        let mut evidence = String::new();
-        evidence_html(&config, &run, &mut evidence);
-        assert!(
-            evidence.contains("<li data-mechanism=\"bulkhead\" class=\"worse\">"),
-            "{evidence}"
+        assert_eq!(you, "You picked the retries.");
+        let items = evidence(&config, &run);
+        assert_eq!(
+            items
+                .iter()
+                .filter(|e| e.worse)
+                .map(|e| e.mechanism)
+                .collect::<Vec<_>>(),
+            vec![Mechanism::Bulkhead]
         );
+        let evidence: String = items
+            .iter()
+            .map(|e| format!("{} {}", e.title, e.text))
+            .collect::<Vec<_>>()
+            .join(" ");
         assert!(
             evidence.contains(
                 "needed were 20 before 09:00 and 1,000 during the fault; it runs 20 threads"
@@ -1570,13 +1684,12 @@ mod tests {
     #[test]
     fn as_configured_the_retries_make_it_worse() {
         let (config, run) = run_of(&[]);
-        let mut verdict = String::new();
-        verdict_html(&run, Some(Mechanism::Retry), &mut verdict);
+        let (verdict, you) = verdict(&run, Some(Mechanism::Retry));
         assert!(
-            verdict.starts_with("<strong>The retries make it worse: "),
+            verdict.starts_with("The retries make it worse: "),
             "{verdict}"
         );
-        assert!(verdict.ends_with("You picked it."), "{verdict}");
+        assert_eq!(you, "You picked it.");
         let attempts: f64 = verdict
             .split("each submission into ")
             .nth(1)
@@ -1682,20 +1795,33 @@ mod tests {
 
         // The panel of second 15: the breaker is open, users get cached prices or errors,
         // order has threads to spare.
-        let mut h = String::new();
-        second_html(&config, &run, 15, &mut h);
-        assert!(h.contains("data-testid=\"bo-breaker-state\">OPEN<"), "{h}");
-        assert!(h.contains("09:00:14 to 09:00:15: 0 live, "), "{h}");
-        assert!(h.contains("breaker OPEN."), "{h}");
-        assert!(h.contains("<dd>slow (answers in 4 s)</dd>"), "{h}");
-        // Before the breaker opened, pricing worked on calls whose connection was closed.
-        let mut early = String::new();
-        second_html(&config, &run, 5, &mut early);
+        let panel = second(&config, &run, 15).unwrap();
+        assert_eq!(panel.breaker, State::Open);
         assert!(
-            early.contains("slow (answers in 4 s); still working on "),
-            "{early}"
+            panel.summary.starts_with("09:00:14 to 09:00:15: 0 live, "),
+            "{}",
+            panel.summary
         );
-        assert!(!h.contains("style="), "no inline style under the CSP");
+        assert!(
+            panel.summary.ends_with("breaker OPEN."),
+            "{}",
+            panel.summary
+        );
+        let pricing = |p: &SecondPanel| {
+            p.system
+                .iter()
+                .find(|f| f.name == "Pricing")
+                .map(|f| f.value.clone())
+                .unwrap()
+        };
+        assert_eq!(pricing(&panel), "slow (answers in 4 s)");
+        // Before the breaker opened, pricing worked on calls whose connection was closed.
+        let early = second(&config, &run, 5).unwrap();
+        assert!(
+            pricing(&early).starts_with("slow (answers in 4 s); still working on "),
+            "{}",
+            pricing(&early)
+        );
     }
 
     /// The ladder's table: the current step's column is marked, fix 4 gives nearly every
@@ -1704,14 +1830,9 @@ mod tests {
     fn the_ladder_table_compares_the_steps() {
         let (config, _) = run_of(&[("fixes", "4")]);
         let ladder = ladder_of(&config);
-        let mut h = String::new();
-        ladder_html(&config, &ladder, &mut h);
-        assert!(
-            h.contains("<th scope=\"col\" class=\"current\" aria-current=\"true\">+4</th>"),
-            "{h}"
-        );
-        assert_eq!(h.matches("aria-current").count(), 1, "one step is current");
-        assert!(!h.contains("data-stale"));
+        let h = table_of(&config, &ladder);
+        assert_eq!(h.current, 4);
+        assert!(!h.stale);
         let labels: Vec<&str> = LADDER_ROWS.iter().map(|r| r.0).collect();
         let at = |step: usize, label: &str| {
             column(&h, step)[labels.iter().position(|l| *l == label).unwrap()].clone()
@@ -1747,43 +1868,37 @@ mod tests {
         assert!(budget < 1.5 && retries >= 3.0, "{budget} {retries}");
         // Fix 2 adds nothing here: the timeout already fails every slow call.
         assert_eq!(column(&h, 1), column(&h, 2));
-        // Every current cell is in the column of step 4.
-        assert_eq!(
-            h.matches("<td class=\"current\">").count(),
-            LADDER_ROWS.len()
-        );
-        assert!(h.contains("Against the step before: users who got a price "));
+        assert_eq!(h.rows.len(), LADDER_ROWS.len());
+        assert!(h
+            .change
+            .as_deref()
+            .is_some_and(|c| c.starts_with("Against the step before: users who got a price ")));
 
         // Another setting: the old rows are shown, dimmed, until the new ones are run.
         let other = BrownoutConfig {
             queue_capacity: 200,
             ..config.clone()
         };
-        let mut stale = String::new();
-        ladder_html(&other, &ladder, &mut stale);
-        assert!(stale.contains("data-stale=\"true\" aria-busy=\"true\""));
-        assert!(!stale.contains("Against the step before"));
+        let stale = table_of(&other, &ladder);
+        assert!(stale.stale);
+        assert_eq!(stale.change, None);
         // The stepper alone does not make the rows stale.
         let step1 = BrownoutConfig { fixes: 1, ..config };
-        let mut same = String::new();
-        ladder_html(&step1, &ladder, &mut same);
-        assert!(!same.contains("data-stale"));
-        let mut pending = String::new();
-        ladder_html(&step1, &Ladder::default(), &mut pending);
-        assert!(pending.contains("Running the five steps"));
+        assert!(!table_of(&step1, &ladder).stale);
+        assert_eq!(
+            ladder_shown(&step1, &Ladder::default()),
+            LadderShown::Pending
+        );
     }
 
     /// The step's row of the table and the panel's headline come from the same run.
     #[test]
     fn the_panel_says_what_the_table_says() {
         let (config, run) = run_of(&[("fixes", "4")]);
-        let mut panel = String::new();
-        second_html(&config, &run, 30, &mut panel);
+        let panel = panel_text(&second(&config, &run, 30).unwrap());
         let headline = run.headline();
         assert!(panel.contains(&format!("After 09:00: {}.", users_line(&headline.users))));
-        let mut table = String::new();
-        ladder_html(&config, &ladder_of(&config), &mut table);
-        let col = column(&table, 4);
+        let col = column(&table_of(&config, &ladder_of(&config)), 4);
         assert!(
             panel.contains(&format!("{} % a cached price", col[1])),
             "{panel}"
@@ -1815,9 +1930,7 @@ mod tests {
     fn an_empty_run_draws_nothing_and_does_not_panic() {
         let (config, mut run) = run_of(&[("seconds", "1")]);
         run.seconds.clear();
-        let mut h = String::new();
-        second_html(&config, &run, 15, &mut h);
-        assert!(h.is_empty());
+        assert_eq!(second(&config, &run, 15), None);
         for build in [users_chart, threads_chart, attempts_chart, breaker_chart] {
             let chart = build(&config, &run);
             assert!(chart.x_max > chart.x_min);
@@ -1830,7 +1943,7 @@ mod tests {
         ] {
             write(&config, &run);
         }
-        verdict_html(&run, None, &mut h);
-        evidence_html(&config, &run, &mut h);
+        verdict(&run, None);
+        evidence(&config, &run);
     }
 }
