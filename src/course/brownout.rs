@@ -715,18 +715,26 @@ pub fn evidence(config: &BrownoutConfig, run: &BrownoutRun) -> Vec<Evidence> {
     items
 }
 
-/// One figure of a panel's list: its name (with a key in the chart's colour when `key` is
-/// a tone's class) and its value.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Fact {
-    pub key: &'static str,
-    pub name: &'static str,
-    pub value: String,
-}
-
-fn fact(key: &'static str, name: &'static str, value: String) -> Fact {
-    Fact { key, name, value }
-}
+/// The figures of what users saw in a second: the key's class (the chart's colour) and
+/// the name; [`SecondPanel::users`] holds their values in this order.
+pub const USER_FIGURES: [(&str, &str); 4] = [
+    ("tone-green", "Live price"),
+    ("tone-blue", "Cached price"),
+    ("tone-red", "Error"),
+    ("tone-grey", "Gave up waiting"),
+];
+/// The figures of what the system did, before the breaker's line ([`SecondPanel::system`]).
+pub const SYSTEM_FIGURES: [&str; 7] = [
+    "Order threads",
+    "Accept queue",
+    "Bulkhead",
+    "Pricing",
+    "Little's law",
+    "Pricing calls this second",
+    "Attempts per submission",
+];
+/// The figures after the breaker's line ([`SecondPanel::after_breaker`]).
+pub const LATER_FIGURES: [&str; 2] = ["Cache", "Order history"];
 
 pub fn state_class(state: State) -> &'static str {
     match state {
@@ -734,24 +742,6 @@ pub fn state_class(state: State) -> &'static str {
         State::Open | State::ForcedOpen => "open",
         _ => "half_open",
     }
-}
-
-/// Figures as the items of a definition list.
-fn facts(facts: Vec<Fact>) -> impl IntoView {
-    facts
-        .into_iter()
-        .map(|f| {
-            view! {
-                <div>
-                    <dt>
-                        {(!f.key.is_empty()).then(|| view! { <span class=format!("key {}", f.key)></span> })}
-                        {f.name}
-                    </dt>
-                    <dd>{f.value}</dd>
-                </div>
-            }
-        })
-        .collect_view()
 }
 
 /// The panel of one second: what users saw next to what the system did, after 09:00 as a
@@ -762,13 +752,14 @@ pub struct SecondPanel {
     pub summary: String,
     pub users_whole: String,
     pub submissions: u32,
-    pub users: Vec<Fact>,
+    /// The values of [`USER_FIGURES`].
+    pub users: [String; 4],
     pub system_whole: String,
-    /// The system's figures before the breaker's line, the breaker, then the rest.
-    pub system: Vec<Fact>,
+    /// The values of [`SYSTEM_FIGURES`], the breaker, then those of [`LATER_FIGURES`].
+    pub system: [String; 7],
     pub breaker: State,
     pub breaker_rates: String,
-    pub after_breaker: Vec<Fact>,
+    pub after_breaker: [String; 2],
 }
 
 /// The panel of second `t_s` (clamped to the run); `None` for a run without seconds.
@@ -793,11 +784,11 @@ pub fn second(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32) -> Option<Se
     } else {
         String::new()
     };
-    let users = vec![
-        fact("tone-green", "Live price", s.users.live.to_string()),
-        fact("tone-blue", "Cached price", s.users.cached.to_string()),
-        fact("tone-red", "Error", s.users.error.to_string()),
-        fact("tone-grey", "Gave up waiting", s.users.gave_up.to_string()),
+    let users = [
+        s.users.live.to_string(),
+        s.users.cached.to_string(),
+        s.users.error.to_string(),
+        s.users.gave_up.to_string(),
     ];
     let system_whole = format!(
         "After 09:00: up to {} of {pool} order threads in use, {} pricing calls a second while pricing was slow, order history {} % served.",
@@ -833,50 +824,30 @@ pub fn second(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32) -> Option<Se
             s.pricing_wasted
         ));
     }
-    let system = vec![
-        fact(
-            "",
-            "Order threads",
-            format!(
-                "{} of {pool} in use: {} waiting on pricing, {} asleep between attempts",
-                s.order_threads, s.order_threads_on_pricing, s.order_threads_in_retry_wait
-            ),
+    let system = [
+        format!(
+            "{} of {pool} in use: {} waiting on pricing, {} asleep between attempts",
+            s.order_threads, s.order_threads_on_pricing, s.order_threads_in_retry_wait
         ),
-        fact(
-            "",
-            "Accept queue",
-            format!("{} requests wait for a thread", s.accept_queue),
+        format!("{} requests wait for a thread", s.accept_queue),
+        bulkhead,
+        pricing,
+        format!(
+            "{} a second × {} s = {} calls in flight needed; the bulkhead runs {}",
+            config.submissions_per_second,
+            secs(latency),
+            thousands(s.concurrency_needed.into()),
+            run.bulkhead_threads
         ),
-        fact("", "Bulkhead", bulkhead),
-        fact("", "Pricing", pricing),
-        fact(
-            "",
-            "Little's law",
-            format!(
-                "{} a second × {} s = {} calls in flight needed; the bulkhead runs {}",
-                config.submissions_per_second,
-                secs(latency),
-                thousands(s.concurrency_needed.into()),
-                run.bulkhead_threads
-            ),
+        format!(
+            "{} sent, {} rejected (bulkhead full), {} retried, {} not permitted (breaker open), {} timed out",
+            thousands(s.admitted.into()),
+            thousands(s.rejected.into()),
+            thousands(s.retries.into()),
+            thousands(s.not_permitted.into()),
+            thousands(s.timeouts.into())
         ),
-        fact(
-            "",
-            "Pricing calls this second",
-            format!(
-                "{} sent, {} rejected (bulkhead full), {} retried, {} not permitted (breaker open), {} timed out",
-                thousands(s.admitted.into()),
-                thousands(s.rejected.into()),
-                thousands(s.retries.into()),
-                thousands(s.not_permitted.into()),
-                thousands(s.timeouts.into())
-            ),
-        ),
-        fact(
-            "",
-            "Attempts per submission",
-            per_submission(s).map_or_else(|| "no attempt".to_string(), one),
-        ),
+        per_submission(s).map_or_else(|| "no attempt".to_string(), one),
     ];
     let slow_rule = if config.fixes >= 2 {
         format!(
@@ -901,26 +872,18 @@ pub fn second(config: &BrownoutConfig, run: &BrownoutRun, t_s: i32) -> Option<Se
             config.minimum_number_of_calls
         ),
     };
-    let after_breaker = vec![
-        fact(
-            "",
-            "Cache",
-            if s.fallbacks == 0 {
-                "no fallback this second".to_string()
-            } else {
-                format!(
-                    "{} of {} fallbacks found a price ({} %)",
-                    s.cache_hits,
-                    s.fallbacks,
-                    share(s.cache_hits, s.fallbacks)
-                )
-            },
-        ),
-        fact(
-            "",
-            "Order history",
-            format!("{} of {} served in time", s.history_ok, s.history_total),
-        ),
+    let after_breaker = [
+        if s.fallbacks == 0 {
+            "no fallback this second".to_string()
+        } else {
+            format!(
+                "{} of {} fallbacks found a price ({} %)",
+                s.cache_hits,
+                s.fallbacks,
+                share(s.cache_hits, s.fallbacks)
+            )
+        },
+        format!("{} of {} served in time", s.history_ok, s.history_total),
     ];
     Some(SecondPanel {
         summary,
@@ -1313,7 +1276,10 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
             }
         })
     };
-    let panel = Memo::new(move |_| {
+    // The panel's and the table's elements are made once; their texts and marks follow the
+    // session through boxed closures (`live`), so a change patches them in place: no list
+    // is rebuilt, and the summary's element stays, so it is announced as the scrubber moves.
+    let panel = move || {
         let at = shown();
         session.with(|s| {
             s.run()
@@ -1321,80 +1287,105 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                 .ok()
                 .and_then(|r| second(&s.config().config, r, at))
         })
-    });
-    // The summary's element stays while the scrubber moves, so it is announced.
-    let second_summary =
-        live(move || panel.with(|p| p.as_ref().map(|p| p.summary.clone()).unwrap_or_default()));
-    let second_sides = move || {
-        panel.get().map(|p| {
-            view! {
-                <div class="bo-sides">
-                    <div class="bo-side" data-testid="bo-users">
-                        <h3>"What users saw"</h3>
-                        <p class="bo-whole" data-testid="bo-users-whole">{p.users_whole}</p>
-                        <p class="bo-when">"Submissions sent in this second: "{p.submissions}</p>
-                        <dl class="bo-figures counts">{facts(p.users)}</dl>
-                    </div>
-                    <div class="bo-side" data-testid="bo-system">
-                        <h3>"What the system did"</h3>
-                        <p class="bo-whole" data-testid="bo-system-whole">{p.system_whole}</p>
-                        <p class="bo-when">"At the end of this second:"</p>
-                        <dl class="bo-figures facts">
-                            {facts(p.system)}
-                            <div><dt>"Breaker"</dt><dd>
-                                <span class=format!("state-text {}", state_class(p.breaker))
-                                    data-testid="bo-breaker-state">{p.breaker.as_str()}</span>
-                                {p.breaker_rates}
-                            </dd></div>
-                            {facts(p.after_breaker)}
-                        </dl>
-                    </div>
-                </div>
-            }
+    };
+    let from_panel = move |read: fn(&SecondPanel) -> String| {
+        live(move || panel().map(|p| read(&p)).unwrap_or_default())
+    };
+    let value = |read: fn(&SecondPanel) -> &[String], i: usize| {
+        live(move || {
+            panel()
+                .and_then(|p| read(&p).get(i).cloned())
+                .unwrap_or_default()
         })
     };
-    let table =
-        Memo::new(move |_| session.with(|s| ladder.with(|l| ladder_shown(&s.config().config, l))));
-    let ladder_table = move || match table.get() {
-        LadderShown::Error(error) => {
-            view! { <p class="error">"The ladder could not be run: "{error}</p> }.into_any()
-        }
-        LadderShown::Pending => view! {
-            <p class="muted" data-testid="bo-ladder-pending">"Running the five steps…"</p>
-        }
-        .into_any(),
-        LadderShown::Table(t) => {
-            let current = t.current;
-            view! {
-                <div class="bo-ladder-scroll">
-                    <table class="bo-ladder" data-testid="bo-ladder"
-                        data-stale=t.stale.then_some("true") aria-busy=t.stale.then_some("true")>
-                        <caption>"After 09:00, with these settings"{t.stale.then_some(" (updating…)")}</caption>
-                        <thead><tr>
-                            <th scope="col">"Step"</th>
-                            {["0", "+1", "+2", "+3", "+4"].into_iter().enumerate().map(|(step, name)| view! {
-                                <th scope="col" class=(step == current).then_some("current")
-                                    aria-current=(step == current).then_some("true")>{name}</th>
+    let later = move |i: usize| {
+        view! { <div><dt>{LATER_FIGURES[i]}</dt><dd>{value(|p| &p.after_breaker, i)}</dd></div> }
+    };
+    let second_sides = view! {
+        <div class="bo-sides">
+            <div class="bo-side" data-testid="bo-users">
+                <h3>"What users saw"</h3>
+                <p class="bo-whole" data-testid="bo-users-whole">{from_panel(|p| p.users_whole.clone())}</p>
+                <p class="bo-when">"Submissions sent in this second: "{from_panel(|p| p.submissions.to_string())}</p>
+                <dl class="bo-figures counts">
+                    {USER_FIGURES.iter().enumerate().map(|(i, (key, name))| view! {
+                        <div><dt><span class=format!("key {key}")></span>{*name}</dt><dd>{value(|p| &p.users, i)}</dd></div>
+                    }).collect_view()}
+                </dl>
+            </div>
+            <div class="bo-side" data-testid="bo-system">
+                <h3>"What the system did"</h3>
+                <p class="bo-whole" data-testid="bo-system-whole">{from_panel(|p| p.system_whole.clone())}</p>
+                <p class="bo-when">"At the end of this second:"</p>
+                <dl class="bo-figures facts">
+                    {SYSTEM_FIGURES.iter().enumerate().map(|(i, name)| view! {
+                        <div><dt>{*name}</dt><dd>{value(|p| &p.system, i)}</dd></div>
+                    }).collect_view()}
+                    <div><dt>"Breaker"</dt><dd>
+                        <span class=live(move || format!("state-text {}", panel().map_or("closed", |p| state_class(p.breaker))))
+                            data-testid="bo-breaker-state">{from_panel(|p| p.breaker.as_str().to_string())}</span>
+                        {from_panel(|p| p.breaker_rates.clone())}
+                    </dd></div>
+                    {later(0)}
+                    {later(1)}
+                </dl>
+            </div>
+        </div>
+    };
+    let second_summary = from_panel(|p| p.summary.clone());
+    // The ladder's table: made once, hidden until its five rows are in (and marked stale
+    // meanwhile, as while they are an earlier setting's).
+    let current = move || session.with(|s| usize::from(s.config().config.fixes.min(4)));
+    let shown_ladder =
+        move || session.with(|s| ladder.with(|l| ladder_shown(&s.config().config, l)));
+    let ready = move || ladder.with(|l| l.error.is_none() && l.rows.len() == FIXES.len());
+    let stale = move || {
+        !ready()
+            || session
+                .with(|s| ladder.with(|l| l.key.as_ref() != Some(&ladder_key(&s.config().config))))
+    };
+    let cell = move |row: usize, step: usize| {
+        live(move || {
+            ladder.with(|l| {
+                l.rows
+                    .get(step)
+                    .map(|h| (LADDER_ROWS[row].1)(h))
+                    .unwrap_or_default()
+            })
+        })
+    };
+    let marked = move |step: usize| live_attr(move || (current() == step).then_some("current"));
+    let ladder_note = live(move || match shown_ladder() {
+        LadderShown::Error(error) => format!("The ladder could not be run: {error}"),
+        LadderShown::Pending => "Running the five steps…".to_string(),
+        LadderShown::Table(t) => t.change.unwrap_or_default(),
+    });
+    let ladder_table = view! {
+        <div class="bo-ladder-scroll" prop:hidden=live_flag(move || !ready())>
+            <table class="bo-ladder" data-testid="bo-ladder"
+                data-stale=live_attr(move || stale().then_some("true"))
+                aria-busy=live_attr(move || stale().then_some("true"))>
+                <caption>"After 09:00, with these settings"{live(move || if stale() { " (updating…)" } else { "" }.to_string())}</caption>
+                <thead><tr>
+                    <th scope="col">"Step"</th>
+                    {["0", "+1", "+2", "+3", "+4"].into_iter().enumerate().map(|(step, name)| view! {
+                        <th scope="col" class=marked(step)
+                            aria-current=live_attr(move || (current() == step).then_some("true"))>{name}</th>
+                    }).collect_view()}
+                </tr></thead>
+                <tbody>
+                    {LADDER_ROWS.iter().enumerate().map(|(row, (label, _))| view! {
+                        <tr>
+                            <th scope="row">{*label}</th>
+                            {(0..FIXES.len()).map(|step| view! {
+                                <td class=marked(step)>{cell(row, step)}</td>
                             }).collect_view()}
-                        </tr></thead>
-                        <tbody>
-                            {t.rows.into_iter().map(|(label, cells)| view! {
-                                <tr>
-                                    <th scope="row">{label}</th>
-                                    {cells.into_iter().enumerate().map(|(step, cell)| view! {
-                                        <td class=(step == current).then_some("current")>{cell}</td>
-                                    }).collect_view()}
-                                </tr>
-                            }).collect_view()}
-                        </tbody>
-                    </table>
-                </div>
-                {t.change.map(|change| view! {
-                    <p class="bo-change" data-testid="bo-ladder-change">{change}</p>
-                })}
-            }
-            .into_any()
-        }
+                        </tr>
+                    }).collect_view()}
+                </tbody>
+            </table>
+        </div>
+        <p class="bo-change" data-testid="bo-ladder-note">{ladder_note}</p>
     };
     let config = move || session.with(|s| s.config().config.clone());
     // The stepper is the `fixes` control, set through the session as the link and the CLI
@@ -1542,22 +1533,25 @@ mod tests {
 
     /// The panel's words in the page's order, as a screen reader reads them.
     fn panel_text(p: &SecondPanel) -> String {
-        let facts = |f: &[Fact]| {
-            f.iter()
-                .map(|f| format!("{}: {}", f.name, f.value))
+        let figures = |names: &[&str], values: &[String]| {
+            names
+                .iter()
+                .zip(values)
+                .map(|(name, value)| format!("{name}: {value}"))
                 .collect::<Vec<_>>()
                 .join(" ")
         };
+        let users: Vec<&str> = USER_FIGURES.iter().map(|f| f.1).collect();
         format!(
             "{} {} {} {} {} Breaker: {}{} {}",
             p.summary,
             p.users_whole,
-            facts(&p.users),
+            figures(&users, &p.users),
             p.system_whole,
-            facts(&p.system),
+            figures(&SYSTEM_FIGURES, &p.system),
             p.breaker.as_str(),
             p.breaker_rates,
-            facts(&p.after_breaker)
+            figures(&LATER_FIGURES, &p.after_breaker)
         )
     }
 
@@ -1808,11 +1802,8 @@ mod tests {
             panel.summary
         );
         let pricing = |p: &SecondPanel| {
-            p.system
-                .iter()
-                .find(|f| f.name == "Pricing")
-                .map(|f| f.value.clone())
-                .unwrap()
+            let at = SYSTEM_FIGURES.iter().position(|f| *f == "Pricing").unwrap();
+            p.system[at].clone()
         };
         assert_eq!(pricing(&panel), "slow (answers in 4 s)");
         // Before the breaker opened, pricing worked on calls whose connection was closed.
