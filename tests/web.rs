@@ -1252,6 +1252,77 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
     assert!(page.text("payment-stack").contains("DECLINED"));
 }
 
+/// Demo 13's page state: the capture shown follows the scrubber, starts again at the
+/// telling call of another scenario, and goes back with "Back to the spec's values", which
+/// also clears the saga table's runs (made again for the spec's settings).
+#[wasm_bindgen_test]
+async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
+    let page = Page::open("demo=13").await;
+    let title = |page: &Page| {
+        let h3 = page.one("payment-stack").query_selector("h3").unwrap();
+        h3.and_then(|h| h.text_content()).unwrap_or_default()
+    };
+    let caption = |page: &Page| {
+        let c = page.one("saga-table").query_selector("caption").unwrap();
+        c.and_then(|c| c.text_content()).unwrap_or_default()
+    };
+    let first = title(&page);
+    let spec = caption(&page);
+    assert!(first.starts_with("Payment: capture order-"), "{first}");
+    assert!(
+        spec.ends_with("(order: resilience4j; bulkheads: separate; threads: platform)"),
+        "{spec}"
+    );
+    // The slider takes its value in the second pass of the reactive system.
+    leptos::task::tick().await;
+    let scrubber: HtmlInputElement = page.one("call-scrubber").unchecked_into();
+    let telling = scrubber.value();
+    assert!(first.starts_with(&format!("Payment: capture order-{telling} at ")), "{first}");
+    scrubber.set_value("42");
+    fire(&scrubber, "input").await;
+    assert!(
+        title(&page).starts_with("Payment: capture order-42 at "),
+        "{}",
+        title(&page)
+    );
+    assert_eq!(
+        scrubber.get_attribute("aria-valuetext").as_deref(),
+        Some("capture order-42")
+    );
+    // Another scenario: its own telling call (a lost answer's is the first capture).
+    page.choose("lab-control-scenario", "lost-response").await;
+    assert!(
+        title(&page).starts_with("Payment: capture order-0 at "),
+        "{}",
+        title(&page)
+    );
+    scrubber.set_value("7");
+    fire(&scrubber, "input").await;
+    assert!(title(&page).starts_with("Payment: capture order-7 at "));
+    page.choose("lab-control-bulkheads", "shared").await;
+    assert!(caption(&page).contains("bulkheads: shared;"), "{}", caption(&page));
+    let shared_row = page
+        .one("saga-table")
+        .query_selector("tr.current")
+        .unwrap()
+        .and_then(|r| r.text_content())
+        .unwrap_or_default();
+    assert!(shared_row.starts_with("lost-response"), "{shared_row}");
+
+    page.click("lab-reset").await;
+    assert_eq!(title(&page), first);
+    assert_eq!(scrubber.value(), telling);
+    assert_eq!(caption(&page), spec);
+    let current = page
+        .one("saga-table")
+        .query_selector("tr.current th")
+        .unwrap()
+        .and_then(|r| r.text_content())
+        .unwrap_or_default();
+    assert_eq!(current, "decline-storm");
+    assert!(page.text("checkout-counts").contains("A bulkhead each"));
+}
+
 /// A field being typed in keeps its text while the demo goes on: the fields follow the
 /// run's choices, not every tick.
 #[wasm_bindgen_test]

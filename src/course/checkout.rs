@@ -3,7 +3,9 @@
 //! the retry's decision and why); both bulkheads' permits side by side, or with no
 //! bulkhead the calls under way; the payment breaker's state diagram; the saga states of
 //! every scenario under the chosen order, bulkheads and threads. The engine computes every
-//! number; this module writes it as chart specs and HTML text.
+//! number; this module turns the run into chart specs and plain data ([`Stack`], [`Strip`],
+//! [`SagaTable`], [`Counts`]), which typed views show as text. The page's own state (the
+//! capture shown, the saga table's runs) is one [`CheckoutView`], reset with the session.
 
 use leptos::prelude::*;
 use resilience_sim::model::checkout::{
@@ -22,7 +24,7 @@ use crate::format::seconds;
 use crate::nav::Location;
 use crate::views::breaker::diagram;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{change, live, live_html, Html};
+use crate::views::html::{change, effect, live};
 use crate::views::page_tools::NoImport;
 
 /// The payment call a scenario is best read from: where its lesson shows first.
@@ -94,24 +96,48 @@ fn outcome_words(outcome: Outcome) -> &'static str {
     }
 }
 
-fn state_word(state: State) -> &'static str {
-    state.as_str()
+/// What one layer did in one attempt: its `data-layer`, its name (shown in bold) and the
+/// rest of its line.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerLine {
+    pub layer: &'static str,
+    pub name: &'static str,
+    pub did: String,
 }
 
-/// One attempt, as a list of what each layer did.
-fn attempt_html(
+/// One attempt: its head ("attempt 2 at 0.3 s") and what each layer did, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttemptLines {
+    pub head: String,
+    pub layers: Vec<LayerLine>,
+}
+
+/// One call through its stack, as the page shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Stack {
+    /// `payment-stack` or `shipping-stack`.
+    pub testid: &'static str,
+    pub title: String,
+    /// The layers in their order: `Retry(CircuitBreaker(Bulkhead(call)))`.
+    pub layers: String,
+    pub attempts: Vec<AttemptLines>,
+    /// No request thread came free within 1 s: the shopper gave up (no attempt was made).
+    pub gave_up: bool,
+    /// How it ended: the saga state or the quote (shown in bold), then what that means;
+    /// both empty when neither is known.
+    pub end: (&'static str, &'static str),
+    /// Why the retry stopped, in the engine's words.
+    pub why: String,
+}
+
+/// One attempt: what each layer did.
+fn attempt_lines(
     run: &CheckoutRun,
     number: usize,
     a: &AttemptTrace,
     permits: Option<u32>,
-    h: &mut String,
-) {
-    h.raw("<li class=\"attempt\"><span class=\"attempt-head\">attempt ")
-        .num(number as u64)
-        .raw(" at ")
-        .text(&seconds(a.at))
-        .raw(" s")
-        .raw("</span><ol class=\"layers\">");
+) -> AttemptLines {
+    let line = |layer, name, did: String| LayerLine { layer, name, did };
     let breaker = if run.order == StackOrder::BreakerOutsideRetry && number > 1 {
         "asked once, for the whole call"
     } else if a.permitted {
@@ -119,123 +145,124 @@ fn attempt_html(
     } else {
         "refused it: CallNotPermittedException"
     };
-    h.raw("<li data-layer=\"breaker\"><b>CircuitBreaker</b> (")
-        .raw(state_word(a.breaker_state))
-        .raw(") ")
-        .raw(breaker)
-        .raw("</li>");
+    let mut layers = vec![line(
+        "breaker",
+        "CircuitBreaker",
+        format!("({}) {breaker}", a.breaker_state.as_str()),
+    )];
     if let (true, Some(permits)) = (a.permitted, permits) {
-        h.raw("<li data-layer=\"bulkhead\"><b>Bulkhead</b> ");
-        match (a.rejected, a.permits_left) {
+        let did = match (a.rejected, a.permits_left) {
             (true, _) => {
-                h.raw("refused it: BulkheadFullException, no permit came within 20 ms");
+                "refused it: BulkheadFullException, no permit came within 20 ms".to_string()
             }
-            (false, Some(left)) => {
-                h.raw("gave a permit: ")
-                    .num(left.into())
-                    .raw(" of ")
-                    .num(permits.into())
-                    .raw(" left");
-            }
-            (false, None) => {
-                h.raw("was not reached");
-            }
-        }
-        h.raw("</li>");
+            (false, Some(left)) => format!("gave a permit: {left} of {permits} left"),
+            (false, None) => "was not reached".to_string(),
+        };
+        layers.push(line("bulkhead", "Bulkhead", did));
     }
     if a.provider_request {
-        h.raw("<li data-layer=\"provider\"><b>Provider</b> ")
-            .raw(outcome_words(a.outcome))
-            .raw(" after ")
-            .text(&seconds(a.duration))
-            .raw(" s")
-            .raw("</li>");
+        layers.push(line(
+            "provider",
+            "Provider",
+            format!(
+                "{} after {} s",
+                outcome_words(a.outcome),
+                seconds(a.duration)
+            ),
+        ));
     } else if a.permitted && !a.rejected && a.outcome == Outcome::ConnectFailure {
-        h.raw("<li data-layer=\"provider\"><b>Connection pool</b> no connection free within the 200 ms connect timeout</li>");
+        layers.push(line(
+            "provider",
+            "Connection pool",
+            "no connection free within the 200 ms connect timeout".to_string(),
+        ));
     }
-    h.raw("<li data-layer=\"retry\"><b>Retry</b> ");
-    match a.retry_after {
-        Some(wait) => {
-            h.raw("tries again in ").text(&seconds(wait)).raw(" s");
-        }
-        None => {
-            h.raw("stops here");
-        }
+    layers.push(line(
+        "retry",
+        "Retry",
+        match a.retry_after {
+            Some(wait) => format!("tries again in {} s", seconds(wait)),
+            None => "stops here".to_string(),
+        },
+    ));
+    AttemptLines {
+        head: format!("attempt {number} at {} s", seconds(a.at)),
+        layers,
     }
-    h.raw("</li></ol></li>");
 }
 
 /// A call through its stack: the layers' names in their order, each attempt, the end.
-pub fn call_html(run: &CheckoutRun, c: &CallTrace, h: &mut String) {
-    let (title, permits) = match c.dependency {
-        Dependency::Payment => ("Payment: capture order-", run.payment_permits),
-        Dependency::Shipping => ("Shipping: quote ", run.shipping_permits),
+pub fn stack(run: &CheckoutRun, c: &CallTrace) -> Stack {
+    let (testid, title, permits) = match c.dependency {
+        Dependency::Payment => (
+            "payment-stack",
+            "Payment: capture order-",
+            run.payment_permits,
+        ),
+        Dependency::Shipping => ("shipping-stack", "Shipping: quote ", run.shipping_permits),
     };
-    h.raw("<section class=\"panel stack\" data-testid=\"")
-        .raw(match c.dependency {
-            Dependency::Payment => "payment-stack",
-            Dependency::Shipping => "shipping-stack",
-        })
-        .raw("\"><h3>")
-        .raw(title)
-        .num(c.index.into())
-        .raw(" at ")
-        .text(&seconds(c.arrived))
-        .raw(" s")
-        .raw("</h3><p class=\"muted\">");
     // The layers in their order: `Retry(CircuitBreaker(Bulkhead(call)))`.
-    h.raw(match run.order {
-        StackOrder::Resilience4j => "Retry(CircuitBreaker(",
-        StackOrder::BreakerOutsideRetry => "CircuitBreaker(Retry(",
-    })
-    .raw(match run.bulkheads {
-        Bulkheads::Separate => "Bulkhead(call)",
-        Bulkheads::Shared => "Bulkhead (shared)(call)",
-        Bulkheads::None => "call",
-    })
-    .raw("))</p><ol class=\"attempts\">");
-    for (i, attempt) in c.attempts.iter().enumerate() {
-        attempt_html(run, i + 1, attempt, permits, h);
-    }
+    let layers = [
+        match run.order {
+            StackOrder::Resilience4j => "Retry(CircuitBreaker(",
+            StackOrder::BreakerOutsideRetry => "CircuitBreaker(Retry(",
+        },
+        match run.bulkheads {
+            Bulkheads::Separate => "Bulkhead(call)",
+            Bulkheads::Shared => "Bulkhead (shared)(call)",
+            Bulkheads::None => "call",
+        },
+        "))",
+    ]
+    .concat();
     // A call with no attempt never had a request thread: the shopper gave up.
     let gave_up = c.attempts.is_empty();
-    if gave_up {
-        h.raw("<li>No request thread came free within 1 s: the shopper gave up.</li>");
-    }
-    h.raw("</ol><p class=\"call-end\"><strong>");
-    match (c.saga, c.quote) {
+    let end = match (c.saga, c.quote) {
         (Some(SagaState::NotSent), _) if gave_up => {
-            h.raw("NOT_SENT</strong>: never sent; the order can be paid later.");
+            ("NOT_SENT", ": never sent; the order can be paid later.")
         }
         (None, Some(QuoteResult::Estimate)) if gave_up => {
-            h.raw("Agreed estimate</strong>: shown by the shopper's page.");
+            ("Agreed estimate", ": shown by the shopper's page.")
         }
-        (Some(state), _) => {
-            h.raw(state.name()).raw("</strong>: ").raw(match state {
-                SagaState::Captured => "the provider answered that it captured.",
-                SagaState::Declined => "the provider answered no: a business answer, not a failure; nothing is retried or counted.",
-                SagaState::Uncertain => "no answer, and the provider may have captured: the saga keeps the seat and reconciles by the idempotency key. Never retried, never reported as captured.",
-                SagaState::NotSent => "the capture never reached the provider: the fallback answers with a typed error, and the order can be paid later.",
-            });
-        }
-        (None, Some(q)) => {
-            h.raw(match q {
-                QuoteResult::Live => "Live quote",
-                QuoteResult::Estimate => "Agreed estimate",
-                QuoteResult::Hidden => "Quote hidden",
-            })
-            .raw("</strong>: ")
-            .raw(match q {
-                QuoteResult::Live => "the quoter answered.",
-                QuoteResult::Estimate => "the fallback shows the agreed estimate (physical goods).",
-                QuoteResult::Hidden => "digital goods: checkout goes on without a quote.",
-            });
-        }
-        (None, None) => {}
+        (Some(state), _) => (state.name(), match state {
+            SagaState::Captured => ": the provider answered that it captured.",
+            SagaState::Declined => ": the provider answered no: a business answer, not a failure; nothing is retried or counted.",
+            SagaState::Uncertain => ": no answer, and the provider may have captured: the saga keeps the seat and reconciles by the idempotency key. Never retried, never reported as captured.",
+            SagaState::NotSent => ": the capture never reached the provider: the fallback answers with a typed error, and the order can be paid later.",
+        }),
+        (None, Some(q)) => match q {
+            QuoteResult::Live => ("Live quote", ": the quoter answered."),
+            QuoteResult::Estimate => (
+                "Agreed estimate",
+                ": the fallback shows the agreed estimate (physical goods).",
+            ),
+            QuoteResult::Hidden => ("Quote hidden", ": digital goods: checkout goes on without a quote."),
+        },
+        (None, None) => ("", ""),
+    };
+    Stack {
+        testid,
+        title: format!("{title}{} at {} s", c.index, seconds(c.arrived)),
+        layers,
+        attempts: c
+            .attempts
+            .iter()
+            .enumerate()
+            .map(|(i, a)| attempt_lines(run, i + 1, a, permits))
+            .collect(),
+        gave_up,
+        end,
+        why: c.why.clone(),
     }
-    h.raw(" <span class=\"muted\">(")
-        .text(&c.why)
-        .raw(")</span></p></section>");
+}
+
+/// The stacks shown for payment call `index`: its own, and the quote that arrived with it.
+pub fn stacks(run: &CheckoutRun, index: u32) -> Vec<Stack> {
+    call(run, Dependency::Payment, index)
+        .into_iter()
+        .chain(quote_for(run, index))
+        .map(|c| stack(run, c))
+        .collect()
 }
 
 /// The permits each bulkhead had left, second by second (the fewest during the second);
@@ -340,91 +367,108 @@ pub fn permits_summary(run: &CheckoutRun) -> String {
     }
 }
 
-/// Both breakers' states, one cell per second (a letter as well as a colour), every tenth
-/// second labelled with its time.
-pub fn states_html(run: &CheckoutRun, h: &mut String) {
-    for (name, payment) in [("Payment breaker", true), ("Shipping breaker", false)] {
-        h.raw("<p class=\"state-strip-label\">")
-            .raw(name)
-            .raw("</p><ol class=\"state-strip\" aria-hidden=\"true\">");
-        for s in &run.seconds {
-            let state = if payment {
-                s.payment_breaker
-            } else {
-                s.shipping_breaker
-            };
-            let (class, letter) = match state {
-                State::Open => ("open", "O"),
-                State::HalfOpen => ("half-open", "H"),
-                _ => ("closed", "C"),
-            };
-            h.raw("<li data-state=\"").raw(class);
-            // Every tenth second carries its time, drawn under the cell: the strip's axis.
-            if s.t_s % 10 == 0 {
-                h.raw("\" data-t=\"").num(s.t_s.into());
-            }
-            h.raw("\">").raw(letter).raw("</li>");
-        }
-        h.raw("</ol>");
-    }
-    let opened = |payment: bool| {
-        run.seconds
-            .iter()
-            .find(|s| {
-                (if payment {
-                    s.payment_breaker
-                } else {
-                    s.shipping_breaker
-                }) == State::Open
-            })
-            .map(|s| s.t_s)
-    };
-    h.raw("<p class=\"summary\">");
-    for (name, payment) in [
-        ("The payment breaker", true),
-        ("the shipping breaker", false),
-    ] {
-        h.raw(name);
-        match opened(payment) {
-            Some(t) => {
-                h.raw(" was OPEN by ").num(t.into()).raw(" s");
-            }
-            None => {
-                h.raw(" stayed CLOSED");
-            }
-        }
-        h.raw(if payment { "; " } else { "." });
-    }
-    h.raw("</p>");
+/// One second of a breaker's strip: its state (`data-state`), its letter (colour is never
+/// alone) and, every tenth second, its time (`data-t`, drawn under the cell: the strip's
+/// axis).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StripCell {
+    pub state: &'static str,
+    pub letter: &'static str,
+    pub t: Option<u32>,
 }
 
-/// The payment breaker's state diagram at the end of the second payment call `index`
-/// arrived in, with the transition into it.
-pub fn diagram_html(run: &CheckoutRun, index: u32, h: &mut String) {
-    let Some(c) = call(run, Dependency::Payment, index) else {
-        return;
+/// One breaker's states, one cell per second.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Strip {
+    pub label: &'static str,
+    pub cells: Vec<StripCell>,
+}
+
+fn breaker_of(s: &checkout::CheckoutSecond, payment: bool) -> State {
+    if payment {
+        s.payment_breaker
+    } else {
+        s.shipping_breaker
+    }
+}
+
+/// Both breakers' strips, payment's first.
+pub fn strips(run: &CheckoutRun) -> [Strip; 2] {
+    let strip = |label, payment| Strip {
+        label,
+        cells: run
+            .seconds
+            .iter()
+            .map(|s| {
+                let (state, letter) = match breaker_of(s, payment) {
+                    State::Open => ("open", "O"),
+                    State::HalfOpen => ("half-open", "H"),
+                    _ => ("closed", "C"),
+                };
+                StripCell {
+                    state,
+                    letter,
+                    t: (s.t_s % 10 == 0).then_some(s.t_s),
+                }
+            })
+            .collect(),
     };
+    [
+        strip("Payment breaker", true),
+        strip("Shipping breaker", false),
+    ]
+}
+
+/// The sentence under the strips: when each breaker first opened, if it did.
+pub fn breakers_summary(run: &CheckoutRun) -> String {
+    let said = |name: &str, payment: bool| match run
+        .seconds
+        .iter()
+        .find(|s| breaker_of(s, payment) == State::Open)
+    {
+        Some(s) => format!("{name} was OPEN by {} s", s.t_s),
+        None => format!("{name} stayed CLOSED"),
+    };
+    format!(
+        "{}; {}.",
+        said("The payment breaker", true),
+        said("the shipping breaker", false)
+    )
+}
+
+/// The payment breaker's state at the end of the second payment call `index` arrived
+/// in, and the transition into it if the state changed in that second.
+pub fn diagram_at(run: &CheckoutRun, index: u32) -> Option<(State, Vec<(State, State)>)> {
+    let c = call(run, Dependency::Payment, index)?;
     let second = (c.arrived / 1_000) as usize;
-    let Some(now) = run.seconds.get(second) else {
-        return;
-    };
+    let now = run.seconds.get(second)?.payment_breaker;
     let before = second
         .checked_sub(1)
         .and_then(|i| run.seconds.get(i))
         .map_or(State::Closed, |s| s.payment_breaker);
-    let path: Vec<(State, State)> = if before != now.payment_breaker {
-        vec![(before, now.payment_breaker)]
+    let path = if before != now {
+        vec![(before, now)]
     } else {
         Vec::new()
     };
-    diagram(
-        &checkout::payment_breaker_config(),
-        now.payment_breaker,
-        &path,
-        "30 s",
-        "in this second",
-        h,
-    );
+    Some((now, path))
+}
+
+/// The state diagram of [`diagram_at`]: the drawing the tick demos and the sandbox share,
+/// made from the breaker's config and states only.
+fn diagram_markup(run: &CheckoutRun, index: u32) -> String {
+    let mut h = String::new();
+    if let Some((now, path)) = diagram_at(run, index) {
+        diagram(
+            &checkout::payment_breaker_config(),
+            now,
+            &path,
+            "30 s",
+            "in this second",
+            &mut h,
+        );
+    }
+    h
 }
 
 /// One scenario's line of the saga table.
@@ -463,107 +507,298 @@ pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
         })
         .collect()
 }
+/// One line of the saga table: the scenario, whether it is the one chosen, and its cells
+/// (CAPTURED, DECLINED, UNCERTAIN, NOT_SENT, requests, the breaker at the end).
+#[derive(Clone, Debug, PartialEq)]
+pub struct SagaLine {
+    pub scenario: &'static str,
+    pub current: bool,
+    pub cells: [String; 6],
+}
+
+/// The saga table: its caption (the settings its runs were made for) and its lines.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SagaTable {
+    pub caption: String,
+    pub lines: Vec<SagaLine>,
+}
 
 /// The saga table of `rows`, the row of `config`'s scenario marked.
-pub fn saga_table_html(config: &CheckoutConfig, rows: &[SagaRow], h: &mut String) {
-    h.raw("<div class=\"table-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"Saga states per scenario (scrolls sideways)\"><table class=\"saga-table\" data-testid=\"saga-table\"><caption>Captures by saga state, per scenario (order: ")
-        .text(config.order.name())
-        .raw("; bulkheads: ")
-        .text(config.bulkheads.name())
-        .raw("; threads: ")
-        .text(config.threads.name())
-        .raw(")</caption><thead><tr><th scope=\"col\">Scenario</th><th scope=\"col\">CAPTURED</th><th scope=\"col\">DECLINED</th><th scope=\"col\">UNCERTAIN</th><th scope=\"col\">NOT_SENT</th><th scope=\"col\">requests</th><th scope=\"col\">breaker at the end</th></tr></thead><tbody>");
-    for row in rows {
-        let saga = row.saga;
-        h.raw(if row.scenario == config.scenario {
-            "<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">"
-        } else {
-            "<tr><th scope=\"row\">"
-        })
-        .raw(row.scenario.name())
-        .raw("</th>");
-        for n in [
-            saga.captured,
-            saga.declined,
-            saga.uncertain,
-            saga.not_sent,
-            row.provider_requests,
-        ] {
-            h.raw("<td>").num(n.into()).raw("</td>");
-        }
-        h.raw("<td>").raw(state_word(row.breaker_state_end));
-        // The end state alone hides when it opened (the text says "OPEN by 12 s").
-        if let Some(t) = row.breaker_open_by {
-            h.raw(" (opened by ").num(t.into()).raw(" s)");
-        }
-        h.raw("</td></tr>");
+pub fn saga_table(config: &CheckoutConfig, rows: &[SagaRow]) -> SagaTable {
+    SagaTable {
+        caption: format!(
+            "Captures by saga state, per scenario (order: {}; bulkheads: {}; threads: {})",
+            config.order.name(),
+            config.bulkheads.name(),
+            config.threads.name()
+        ),
+        lines: rows
+            .iter()
+            .map(|row| {
+                let saga = row.saga;
+                let state = row.breaker_state_end.as_str();
+                SagaLine {
+                    scenario: row.scenario.name(),
+                    current: row.scenario == config.scenario,
+                    cells: [
+                        saga.captured.to_string(),
+                        saga.declined.to_string(),
+                        saga.uncertain.to_string(),
+                        saga.not_sent.to_string(),
+                        row.provider_requests.to_string(),
+                        // The end state alone hides when it opened ("OPEN by 12 s").
+                        match row.breaker_open_by {
+                            Some(t) => format!("{state} (opened by {t} s)"),
+                            None => state.to_string(),
+                        },
+                    ],
+                }
+            })
+            .collect(),
     }
-    h.raw("</tbody></table></div>");
+}
+
+/// One entry of the counts: a term, its figures, and the entry's test id if it has one.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CountLine {
+    pub term: &'static str,
+    pub testid: Option<&'static str>,
+    pub text: String,
 }
 
 /// What each stack counted in this run (the CLI's figures), and why the order matters.
-pub fn counts_html(run: &CheckoutRun, h: &mut String) {
+#[derive(Clone, Debug, PartialEq)]
+pub struct Counts {
+    pub lines: Vec<CountLine>,
+    pub note: String,
+}
+
+/// The counts of `run`.
+pub fn counts(run: &CheckoutRun) -> Counts {
     let p = &run.payment;
     let s = &run.shipping;
-    h.raw("<div data-testid=\"checkout-counts\"><dl class=\"figures\"><dt>Payment</dt><dd>")
-        .num(p.calls.into())
-        .raw(" captures, ")
-        .num(p.attempts.into())
-        .raw(" attempts, ")
-        .num(p.provider_requests.into())
-        .raw(" provider requests, ")
-        .num(p.retries.into())
-        .raw(" retries; the breaker recorded ")
-        .num(p.breaker_recorded_calls.into())
-        .raw(" calls (")
-        .num(p.breaker_recorded_failures.into())
-        .raw(" failures) and refused ")
-        .num(p.not_permitted.into());
-    if run.bulkheads == Bulkheads::None {
-        h.raw("; there is no bulkhead");
+    let bulkhead = if run.bulkheads == Bulkheads::None {
+        "there is no bulkhead".to_string()
     } else {
-        h.raw("; the bulkhead refused ")
-            .num(p.bulkhead_rejected.into());
-    }
-    h.raw(". The provider captured ")
-        .num(p.provider_captures.into())
-        .raw(" times.</dd>");
+        format!("the bulkhead refused {}", p.bulkhead_rejected)
+    };
+    let mut lines = vec![CountLine {
+        term: "Payment",
+        testid: None,
+        text: format!(
+            "{} captures, {} attempts, {} provider requests, {} retries; the breaker recorded {} calls ({} failures) and refused {}; {bulkhead}. The provider captured {} times.",
+            p.calls,
+            p.attempts,
+            p.provider_requests,
+            p.retries,
+            p.breaker_recorded_calls,
+            p.breaker_recorded_failures,
+            p.not_permitted,
+            p.provider_captures
+        ),
+    }];
     if p.saga.uncertain > 0 {
         // What our side could not know when the read timed out: the provider's record.
-        h.raw("<dt>Reconciliation</dt><dd data-testid=\"checkout-reconciled\">")
-            .num(p.saga.uncertain.into())
-            .raw(" UNCERTAIN captures, looked up by their idempotency key: ")
-            .num(p.reconciled.captured.into())
-            .raw(" CAPTURED by the provider (the seat is sold, only the answer was lost), ")
-            .num(p.reconciled.not_captured.into())
-            .raw(" NOT_CAPTURED (release the seat or ask the shopper to pay again).</dd>");
+        lines.push(CountLine {
+            term: "Reconciliation",
+            testid: Some("checkout-reconciled"),
+            text: format!(
+                "{} UNCERTAIN captures, looked up by their idempotency key: {} CAPTURED by the provider (the seat is sold, only the answer was lost), {} NOT_CAPTURED (release the seat or ask the shopper to pay again).",
+                p.saga.uncertain, p.reconciled.captured, p.reconciled.not_captured
+            ),
+        });
     }
-    h.raw("<dt>Shipping</dt><dd>")
-        .num(s.calls.into())
-        .raw(" quotes: ")
-        .num(s.quotes.live.into())
-        .raw(" live, ")
-        .num(s.quotes.estimate.into())
-        .raw(" agreed estimates; ")
-        .num(s.provider_requests.into())
-        .raw(" requests to the quoter, ")
-        .num(s.retries.into())
-        .raw(" retries. ")
-        .num(run.digital_orders.into())
-        .raw(" orders of digital goods needed no shipping and asked for ")
-        .num(run.quotes_from_digital.into())
-        .raw(" quotes.</dd></dl><p>")
-        .raw(match run.order {
+    lines.push(CountLine {
+        term: "Shipping",
+        testid: None,
+        text: format!(
+            "{} quotes: {} live, {} agreed estimates; {} requests to the quoter, {} retries. {} orders of digital goods needed no shipping and asked for {} quotes.",
+            s.calls,
+            s.quotes.live,
+            s.quotes.estimate,
+            s.provider_requests,
+            s.retries,
+            run.digital_orders,
+            run.quotes_from_digital
+        ),
+    });
+    let note = [
+        match run.order {
             StackOrder::Resilience4j => "Resilience4j's order: the breaker records every attempt, and once open stops the remaining attempts at once.",
             StackOrder::BreakerOutsideRetry => "The breaker outside the retry records one outcome per call: a refusing provider gets twice the requests before it opens.",
-        })
-        .raw(" ")
-        .raw(match run.bulkheads {
+        },
+        match run.bulkheads {
             Bulkheads::Separate => "A bulkhead each: what a stalled quoter holds, payment does not lose.",
             Bulkheads::Shared => "One shared bulkhead: a stalled quoter takes payment's permits, and payment's breaker counts the refusals as failures.",
             Bulkheads::None => "No bulkhead: only the threads, or the connections, limit the calls to a stalled quoter.",
+        },
+    ]
+    .join(" ");
+    Counts { lines, note }
+}
+
+/// What the page holds besides the lab's session: the capture shown and the saga table's
+/// runs. "Back to the spec's values" resets it with the session.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CheckoutView {
+    /// The capture shown; `None` follows the scenario's telling call.
+    pub chosen: Option<u32>,
+    /// The saga table's six runs depend on the order, the bulkheads, the threads and the
+    /// seed, not on the scenario: kept with the config they were made for (its scenario
+    /// the default).
+    pub saga: Option<(CheckoutConfig, Vec<SagaRow>)>,
+}
+
+impl CheckoutView {
+    /// The capture shown of `run`: the one chosen (the run's last if it has fewer), else
+    /// the scenario's telling call.
+    pub fn shown(&self, run: &CheckoutRun) -> u32 {
+        let last = run.payment.calls.max(1) - 1;
+        self.chosen
+            .map_or_else(|| telling_call(run), |c| c.min(last))
+    }
+
+    /// The saga table under `config`, its six runs made again only when a setting other
+    /// than the scenario changed.
+    pub fn saga_table(&mut self, config: &CheckoutConfig) -> SagaTable {
+        let key = CheckoutConfig {
+            scenario: CheckoutScenario::default(),
+            ..config.clone()
+        };
+        if self
+            .saga
+            .as_ref()
+            .is_none_or(|(made_for, _)| *made_for != key)
+        {
+            let rows = saga_rows(&key);
+            self.saga = Some((key, rows));
+        }
+        let rows = self
+            .saga
+            .as_ref()
+            .map_or(&[][..], |(_, rows)| rows.as_slice());
+        saga_table(config, rows)
+    }
+}
+
+// The views below show the data above as text. Every list item is erased (`into_any`), so
+// all the page's lists are one type, `Vec<AnyView>`, and the wasm holds one copy of a
+// list's build and update code instead of one per item type: written for the bytes only
+// (2.8 KB gzip less for the part, measured; docs/bundles.md).
+
+/// A call through its stack.
+fn stack_view(stack: Stack) -> impl IntoView {
+    let Stack {
+        testid,
+        title,
+        layers,
+        attempts,
+        gave_up,
+        end,
+        why,
+    } = stack;
+    let attempts = attempts
+        .into_iter()
+        .map(|a| {
+            let layers = a
+                .layers
+                .into_iter()
+                .map(|l| view! { <li data-layer=l.layer><b>{l.name}</b>" "{l.did}</li> }.into_any())
+                .collect_view();
+            view! {
+                <li class="attempt">
+                    <span class="attempt-head">{a.head}</span>
+                    <ol class="layers">{layers}</ol>
+                </li>
+            }
+            .into_any()
         })
-        .raw("</p></div>");
+        .collect_view();
+    view! {
+        <section class="panel stack" data-testid=testid>
+            <h3>{title}</h3>
+            <p class="muted">{layers}</p>
+            <ol class="attempts">
+                {attempts}
+                {gave_up.then_some(view! { <li>"No request thread came free within 1 s: the shopper gave up."</li> })}
+            </ol>
+            <p class="call-end"><strong>{end.0}</strong>{end.1}" "<span class="muted">"("{why}")"</span></p>
+        </section>
+    }
+}
+
+/// Both breakers' strips and when each opened.
+fn strips_view(strips: [Strip; 2], summary: String) -> impl IntoView {
+    let strips = strips
+        .into_iter()
+        .map(|strip| {
+            let cells = strip
+                .cells
+                .into_iter()
+                .map(|c| view! { <li data-state=c.state data-t=c.t.map(|t| t.to_string())>{c.letter}</li> }.into_any())
+                .collect_view();
+            view! {
+                <p class="state-strip-label">{strip.label}</p>
+                <ol class="state-strip" aria-hidden="true">{cells}</ol>
+            }
+            .into_any()
+        })
+        .collect_view();
+    view! {
+        {strips}
+        <p class="summary">{summary}</p>
+    }
+}
+
+/// The saga table, in a region that scrolls sideways on a narrow screen.
+fn saga_view(table: SagaTable) -> impl IntoView {
+    let lines = table
+        .lines
+        .into_iter()
+        .map(|line| {
+            let cells = line
+                .cells
+                .into_iter()
+                .map(|c| view! { <td>{c}</td> }.into_any())
+                .collect_view();
+            view! {
+                <tr class=line.current.then_some("current") aria-current=line.current.then_some("true")>
+                    <th scope="row">{line.scenario}</th>
+                    {cells}
+                </tr>
+            }
+            .into_any()
+        })
+        .collect_view();
+    view! {
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Saga states per scenario (scrolls sideways)">
+            <table class="saga-table" data-testid="saga-table">
+                <caption>{table.caption}</caption>
+                <thead><tr>
+                    <th scope="col">"Scenario"</th><th scope="col">"CAPTURED"</th>
+                    <th scope="col">"DECLINED"</th><th scope="col">"UNCERTAIN"</th>
+                    <th scope="col">"NOT_SENT"</th><th scope="col">"requests"</th>
+                    <th scope="col">"breaker at the end"</th>
+                </tr></thead>
+                <tbody>{lines}</tbody>
+            </table>
+        </div>
+    }
+}
+
+/// What each stack counted.
+fn counts_view(counts: Counts) -> impl IntoView {
+    let lines = counts
+        .lines
+        .into_iter()
+        .map(|l| view! { <dt>{l.term}</dt><dd data-testid=l.testid>{l.text}</dd> }.into_any())
+        .collect_view();
+    view! {
+        <div data-testid="checkout-counts">
+            <dl class="figures">{lines}</dl>
+            <p>{counts.note}</p>
+        </div>
+    }
 }
 
 #[component]
@@ -571,47 +806,47 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let (state, problems) = lab_state::<CheckoutLab>(info.number);
     let session = state.session;
     let controls = bind_all(state);
+    let page = RwSignal::new(CheckoutView::default());
     let calls = move || session.with(|s| s.run().as_ref().map_or(1, |r| r.payment.calls.max(1)));
-    // The call shown; `None` follows the scenario's telling call.
-    let chosen = RwSignal::new(None::<u32>);
     let scenario = Memo::new(move |_| session.with(|s| s.config().config.scenario));
-    Effect::new(move |_| {
+    // Another scenario starts at its own telling call.
+    effect(move || {
         scenario.track();
-        chosen.set(None);
+        if page.with_untracked(|v| v.chosen.is_some()) {
+            page.update(|v| v.chosen = None);
+        }
     });
-    let shown = move || {
-        let last = calls() - 1;
-        chosen.get().map_or_else(
-            || session.with(|s| s.run().as_ref().map_or(0, telling_call)),
-            |c| c.min(last),
-        )
+    let shown = move || page.with(|v| session.with(|s| s.run().as_ref().map_or(0, |r| v.shown(r))));
+    let stacks = move || {
+        let index = shown();
+        session
+            .with(|s| {
+                s.run()
+                    .as_ref()
+                    .map(|run| stacks(run, index))
+                    .unwrap_or_default()
+            })
+            .into_iter()
+            .map(|s| stack_view(s).into_any())
+            .collect_view()
     };
-    let stacks = live_html(move || {
-        let mut h = String::new();
+    let diagram = live(move || {
         let index = shown();
         session.with(|s| {
-            if let Ok(run) = s.run() {
-                if let Some(c) = call(run, Dependency::Payment, index) {
-                    call_html(run, c, &mut h);
-                }
-                if let Some(c) = quote_for(run, index) {
-                    call_html(run, c, &mut h);
-                }
-            }
-        });
-        h
+            s.run()
+                .as_ref()
+                .map(|run| diagram_markup(run, index))
+                .unwrap_or_default()
+        })
     });
-    let breaker = live_html(move || {
-        let mut h = String::new();
-        let index = shown();
+    let strips = move || {
         session.with(|s| {
-            if let Ok(run) = s.run() {
-                diagram_html(run, index, &mut h);
-                states_html(run, &mut h);
-            }
-        });
-        h
-    });
+            s.run()
+                .as_ref()
+                .ok()
+                .map(|run| strips_view(strips(run), breakers_summary(run)))
+        })
+    };
     let spec = Signal::from(Memo::new(move |_| {
         session.with(|s| {
             s.run()
@@ -622,46 +857,29 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let summary = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(permits_summary).unwrap_or_default())
     });
-    // The six runs depend on the order, the bulkheads, the threads and the seed, not on the
-    // scenario:
-    // kept for the settings they were made for.
-    let rows = StoredValue::new(None::<(CheckoutConfig, Vec<SagaRow>)>);
-    let table = live_html(move || {
-        let mut h = String::new();
-        session.with(|s| {
-            let config = &s.config().config;
-            let key = CheckoutConfig {
-                scenario: CheckoutScenario::default(),
-                ..config.clone()
-            };
-            rows.update_value(|rows| {
-                if rows.as_ref().is_none_or(|(made_for, _)| *made_for != key) {
-                    let made = saga_rows(&key);
-                    *rows = Some((key, made));
-                }
-            });
-            rows.with_value(|rows| {
-                let made = rows.as_ref().map_or(&[][..], |(_, made)| made.as_slice());
-                saga_table_html(config, made, &mut h);
-            });
-        });
-        h
-    });
-    let counts = live_html(move || {
-        let mut h = String::new();
-        session.with(|s| s.run().iter().for_each(|run| counts_html(run, &mut h)));
-        h
-    });
+    // The table follows the session only; its runs are kept in the page's state (untracked:
+    // the capture shown does not redraw it).
+    let table = move || {
+        let table =
+            session.with(|s| page.try_update_untracked(|v| v.saga_table(&s.config().config)));
+        table.map(saga_view)
+    };
+    let counts =
+        move || session.with(|s| s.run().as_ref().ok().map(|run| counts_view(counts(run))));
     let scrub = move |ev: leptos::ev::Event| {
         if let Ok(v) = event_target_value(&ev).parse::<u32>() {
-            chosen.set(Some(v));
+            page.update(|p| p.chosen = Some(v));
         }
     };
     view! {
         <LabFrame import=NoImport info=info text=&super::CHECKOUT_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
-            reset=Callback::new(move |_| state.reset()) problems=problems>
+            reset=Callback::new(move |_| {
+                state.reset();
+                page.set(CheckoutView::default());
+            })
+            problems=problems>
             <p class="predict" data-testid="checkout-predict"><strong>"Predict: "</strong>
-                {move || prediction(scenario.get())}</p>
+                {live(move || prediction(scenario.get()).to_string())}</p>
             <section class="panel" aria-labelledby="stacks-heading">
                 <h2 id="stacks-heading">"One call through each stack"</h2>
                 <label class="pool-scrubber">"Capture shown"
@@ -671,18 +889,19 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                         aria-valuetext=live(move || format!("capture order-{}", shown()))
                         on:input=change(scrub) />
                 </label>
-                <div class="stacks" inner_html=stacks></div>
+                <div class="stacks">{stacks}</div>
             </section>
             <Figure spec=spec summary=summary testid="checkout-permits"
                 title="Permits left (calls under way with no bulkhead), second by second." />
             <section class="panel" aria-labelledby="breakers-heading">
                 <h2 id="breakers-heading">"The breakers"</h2>
-                <div inner_html=breaker></div>
+                <div inner_html=diagram></div>
+                {strips}
             </section>
             <section class="panel" aria-labelledby="saga-heading">
                 <h2 id="saga-heading">"What each scenario did to the orders"</h2>
-                <div inner_html=table></div>
-                <div inner_html=counts></div>
+                {table}
+                {counts}
             </section>
         </LabFrame>
     }
@@ -697,32 +916,64 @@ mod tests {
         (lab.config, run)
     }
 
+    /// The stack's text as the page shows it (its element's `textContent`).
+    fn text(s: &Stack) -> String {
+        let mut t = format!("{}{}", s.title, s.layers);
+        for a in &s.attempts {
+            t.push_str(&a.head);
+            for l in &a.layers {
+                t.push_str(&format!("{} {}", l.name, l.did));
+            }
+        }
+        if s.gave_up {
+            t.push_str("No request thread came free within 1 s: the shopper gave up.");
+        }
+        t + &format!("{}{} ({})", s.end.0, s.end.1, s.why)
+    }
+
+    fn has_layer(s: &Stack, layer: &str) -> bool {
+        s.attempts
+            .iter()
+            .any(|a| a.layers.iter().any(|l| l.layer == layer))
+    }
+
     #[test]
     fn a_lost_answer_reads_uncertain_after_one_request() {
         let (_, run) = run_of(&[("scenario", "lost-response")]);
         let index = telling_call(&run);
         assert_eq!(index, 0);
-        let mut h = String::new();
-        call_html(
-            &run,
-            call(&run, Dependency::Payment, index).unwrap(),
-            &mut h,
+        let s = stack(&run, call(&run, Dependency::Payment, index).unwrap());
+        assert_eq!(s.testid, "payment-stack");
+        assert_eq!(s.attempts.len(), 1, "{s:?}");
+        let provider = &s.attempts[0].layers[2];
+        assert_eq!((provider.layer, provider.name), ("provider", "Provider"));
+        assert!(
+            provider.did.starts_with("SocketTimeoutException"),
+            "{provider:?}"
         );
-        assert_eq!(h.matches("class=\"attempt\"").count(), 1, "{h}");
-        assert!(h.contains("SocketTimeoutException"), "{h}");
-        assert!(h.contains("<strong>UNCERTAIN</strong>"), "{h}");
-        assert!(h.contains("Retry(CircuitBreaker(Bulkhead(call)))"), "{h}");
-        assert!(!h.contains("style="), "no inline style under the CSP");
+        assert_eq!(s.end.0, "UNCERTAIN");
+        assert_eq!(s.layers, "Retry(CircuitBreaker(Bulkhead(call)))");
+        assert_eq!(stacks(&run, index)[0], s);
+        assert_eq!(stacks(&run, index)[1].testid, "shipping-stack");
     }
 
     #[test]
     fn a_refused_connection_is_tried_twice_then_not_sent() {
         let (_, run) = run_of(&[("scenario", "connection-reset")]);
-        let mut h = String::new();
-        call_html(&run, call(&run, Dependency::Payment, 0).unwrap(), &mut h);
-        assert_eq!(h.matches("class=\"attempt\"").count(), 2, "{h}");
-        assert!(h.contains("tries again in 0.1 s"), "{h}");
-        assert!(h.contains("<strong>NOT_SENT</strong>"), "{h}");
+        let s = stack(&run, call(&run, Dependency::Payment, 0).unwrap());
+        assert_eq!(s.attempts.len(), 2, "{s:?}");
+        let retry = s.attempts[0].layers.last().unwrap();
+        assert_eq!(
+            (retry.layer, retry.did.as_str()),
+            ("retry", "tries again in 0.1 s")
+        );
+        assert_eq!(
+            s.attempts[1].head,
+            format!("attempt 2 at {} s", seconds(run.calls[0].attempts[1].at))
+        );
+        assert_eq!(s.end.0, "NOT_SENT");
+        // The breaker's state comes before what it did.
+        assert_eq!(s.attempts[0].layers[0].did, "(CLOSED) let it through");
     }
 
     #[test]
@@ -732,16 +983,19 @@ mod tests {
         assert!(summary.starts_with("Payment never had fewer than 16 of its 20 permits; shipping went down to 0 of its 8."), "{summary}");
         let chart = permits_chart(&run);
         assert_eq!(chart.shade, Some((10.0, 40.0, "quoter stalled")));
-        let mut table = String::new();
-        saga_table_html(&config, &saga_rows(&config), &mut table);
-        assert!(table.contains("<tr class=\"current\" aria-current=\"true\"><th scope=\"row\">quoter-stall</th><td>600</td><td>0</td><td>0</td><td>0</td>"), "{table}");
-        assert!(table.contains("<th scope=\"row\">decline-storm</th><td>0</td><td>100</td><td>0</td><td>0</td><td>100</td><td>CLOSED</td>"), "{table}");
-        // A breaker that opened says when, whatever its state at the end.
-        assert!(
-            table.contains("<th scope=\"row\">connection-reset</th>"),
-            "{table}"
+        let table = saga_table(&config, &saga_rows(&config));
+        let line = |name: &str| table.lines.iter().find(|l| l.scenario == name).unwrap();
+        let stall = line("quoter-stall");
+        assert!(stall.current);
+        assert_eq!(stall.cells[..4], ["600", "0", "0", "0"]);
+        assert_eq!(table.lines.iter().filter(|l| l.current).count(), 1);
+        assert_eq!(
+            line("decline-storm").cells,
+            ["0", "100", "0", "0", "100", "CLOSED"]
         );
-        assert!(table.contains("<td>OPEN (opened by "), "{table}");
+        // A breaker that opened says when, whatever its state at the end.
+        let reset = &line("connection-reset").cells[5];
+        assert!(reset.starts_with("OPEN (opened by "), "{reset}");
 
         let (_, wrong) = run_of(&[
             ("scenario", "quoter-stall"),
@@ -749,18 +1003,96 @@ mod tests {
             ("bulkheads", "shared"),
         ]);
         assert!(permits_summary(&wrong).contains("went down to 0 permits"));
-        let mut h = String::new();
-        states_html(&wrong, &mut h);
-        assert!(h.contains("The payment breaker was OPEN by"), "{h}");
-        let mut h = String::new();
-        counts_html(&wrong, &mut h);
-        assert!(h.contains("shared bulkhead"), "{h}");
-        assert!(h.contains("one outcome per call"), "{h}");
+        let said = breakers_summary(&wrong);
+        assert!(
+            said.starts_with("The payment breaker was OPEN by"),
+            "{said}"
+        );
+        let strips = strips(&wrong);
+        assert_eq!(strips[0].label, "Payment breaker");
+        assert!(strips[0]
+            .cells
+            .iter()
+            .any(|c| (c.state, c.letter) == ("open", "O")));
+        let counts = counts(&wrong);
+        assert!(counts.note.contains("shared bulkhead"), "{counts:?}");
+        assert!(counts.note.contains("one outcome per call"), "{counts:?}");
         // The old link's `order=wrong` is the same run.
         assert_eq!(
             run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]).1,
             wrong
         );
+    }
+
+    /// The strips: a cell per second, every tenth second with its time; the diagram's
+    /// state is the payment breaker's at the end of the second the capture arrived in.
+    #[test]
+    fn the_breakers_strips_and_diagram_follow_the_run() {
+        let (_, run) = run_of(&[("scenario", "connection-reset")]);
+        for strip in strips(&run) {
+            assert_eq!(strip.cells.len(), run.seconds.len());
+            let axis: Vec<u32> = strip.cells.iter().filter_map(|c| c.t).collect();
+            assert_eq!(axis, [10, 20, 30, 40, 50, 60]);
+        }
+        let said = breakers_summary(&run);
+        assert!(
+            said.ends_with("the shipping breaker stayed CLOSED."),
+            "{said}"
+        );
+        let opened = run
+            .seconds
+            .iter()
+            .position(|s| s.payment_breaker == State::Open)
+            .unwrap();
+        let index = run
+            .calls
+            .iter()
+            .find(|c| c.dependency == Dependency::Payment && (c.arrived / 1_000) as usize == opened)
+            .unwrap()
+            .index;
+        let (now, path) = diagram_at(&run, index).unwrap();
+        assert_eq!(now, State::Open);
+        assert_eq!(path, [(State::Closed, State::Open)]);
+        assert_eq!(diagram_at(&run, u32::MAX), None);
+        // Declines are answers: the breaker stays CLOSED.
+        let (_, calm) = run_of(&[("scenario", "decline-storm")]);
+        assert_eq!(diagram_at(&calm, 0), Some((State::Closed, vec![])));
+        assert!(diagram_markup(&run, index).contains("data-testid=\"state-diagram\""));
+    }
+
+    /// The page's state: the capture chosen stays within the run, else the telling call;
+    /// the saga table's runs are made again only when a setting but the scenario changes.
+    #[test]
+    fn the_page_state_keeps_the_capture_and_the_tables_runs() {
+        let (config, run) = run_of(&[("scenario", "lost-response")]);
+        let mut view = CheckoutView::default();
+        assert_eq!(view.shown(&run), telling_call(&run));
+        view.chosen = Some(12);
+        assert_eq!(view.shown(&run), 12);
+        view.chosen = Some(u32::MAX);
+        assert_eq!(view.shown(&run), run.payment.calls - 1);
+
+        let table = view.saga_table(&config);
+        let made = view.saga.clone().unwrap();
+        assert_eq!(made.0.scenario, CheckoutScenario::default());
+        let other = CheckoutConfig {
+            scenario: CheckoutScenario::GameDay,
+            ..config.clone()
+        };
+        let moved = view.saga_table(&other);
+        assert_eq!(view.saga.as_ref(), Some(&made), "kept for another scenario");
+        assert_eq!(table.lines.len(), 6);
+        assert!(moved
+            .lines
+            .iter()
+            .any(|l| l.current && l.scenario == "game-day"));
+        let shared = CheckoutConfig {
+            bulkheads: Bulkheads::Shared,
+            ..config.clone()
+        };
+        view.saga_table(&shared);
+        assert_eq!(view.saga.as_ref().unwrap().0.bulkheads, Bulkheads::Shared);
+        assert_ne!(view, CheckoutView::default());
     }
 
     /// Every combination reads true: the layers in their order, a bulkhead layer only when
@@ -802,44 +1134,39 @@ mod tests {
                     ("bulkheads", bulkheads),
                     ("threads", threads),
                 ]);
-                let index = telling_call(&run);
-                let mut h = String::new();
-                call_html(
-                    &run,
-                    call(&run, Dependency::Payment, index).unwrap(),
-                    &mut h,
-                );
-                if let Some(q) = quote_for(&run, index) {
-                    call_html(&run, q, &mut h);
+                let shown = stacks(&run, telling_call(&run));
+                assert!(!shown.is_empty());
+                for s in &shown {
+                    assert_eq!(s.layers, layers, "{order} {bulkheads}");
                 }
-                assert!(h.contains(layers), "{order} {bulkheads}: {h}");
                 assert_eq!(
-                    h.contains("data-layer=\"bulkhead\""),
+                    shown.iter().any(|s| has_layer(s, "bulkhead")),
                     bulkheads != "none",
-                    "{h}"
+                    "{shown:?}"
                 );
                 let chart = permits_chart(&run);
                 let summary = permits_summary(&run);
-                let mut counts = String::new();
-                counts_html(&run, &mut counts);
-                let mut table = String::new();
-                saga_table_html(&config, &saga_rows(&config), &mut table);
+                let counts = counts(&run);
+                let payment = &counts.lines[0].text;
+                let table = saga_table(&config, &saga_rows(&config));
                 assert!(
-                    table.contains(&format!(
+                    table.caption.ends_with(&format!(
                         "(order: {order}; bulkheads: {bulkheads}; threads: {threads})"
                     )),
-                    "{table}"
+                    "{}",
+                    table.caption
                 );
                 if bulkheads == "none" {
                     assert_eq!(chart.y_label, "calls under way");
                     assert!(chart.series.iter().all(|s| !s.label.contains("permits")));
                     assert!(summary.starts_with("No bulkhead, no permits"), "{summary}");
-                    assert!(counts.contains("there is no bulkhead"), "{counts}");
-                    assert!(!counts.contains("permit"), "{counts}");
+                    assert!(payment.contains("there is no bulkhead"), "{payment}");
+                    assert!(counts.lines.iter().all(|l| !l.text.contains("permit")));
                 } else {
                     assert_eq!(chart.y_label, "permits left");
                     assert!(chart.reference.is_none());
                     assert!(!summary.contains("No bulkhead"));
+                    assert!(payment.contains("; the bulkhead refused "), "{payment}");
                 }
             }
         }
@@ -858,11 +1185,19 @@ mod tests {
         let index = telling_call(&run);
         let c = call(&run, Dependency::Payment, index).unwrap();
         assert!(c.attempts.is_empty(), "the first capture given up: {c:?}");
-        let mut h = String::new();
-        call_html(&run, c, &mut h);
-        assert!(h.contains("No request thread came free within 1 s"), "{h}");
-        assert!(h.contains("<strong>NOT_SENT</strong>: never sent"), "{h}");
-        assert!(!h.contains("data-layer"), "{h}");
+        let s = stack(&run, c);
+        assert!(s.gave_up && s.attempts.is_empty(), "{s:?}");
+        assert_eq!(
+            s.end,
+            ("NOT_SENT", ": never sent; the order can be paid later.")
+        );
+        let shown = text(&s);
+        assert!(
+            shown.contains(
+                "No request thread came free within 1 s: the shopper gave up.NOT_SENT: never sent"
+            ),
+            "{shown}"
+        );
         let summary = permits_summary(&run);
         assert!(
             summary.contains(&format!(
@@ -902,5 +1237,27 @@ mod tests {
             .map(|p| p.1)
             .fold(0.0, f64::max);
         assert!(captures < 10.0, "{captures}");
+    }
+
+    /// A lost answer's counts name the reconciliation, with its own test id.
+    #[test]
+    fn uncertain_captures_are_reconciled_in_the_counts() {
+        let (_, run) = run_of(&[("scenario", "lost-response")]);
+        let counts = counts(&run);
+        let terms: Vec<_> = counts.lines.iter().map(|l| (l.term, l.testid)).collect();
+        assert_eq!(
+            terms,
+            [
+                ("Payment", None),
+                ("Reconciliation", Some("checkout-reconciled")),
+                ("Shipping", None)
+            ]
+        );
+        assert!(counts.lines[1].text.starts_with(&format!(
+            "{} UNCERTAIN captures",
+            run.payment.saga.uncertain
+        )));
+        let (_, run) = run_of(&[]);
+        assert_eq!(super::counts(&run).lines.len(), 2);
     }
 }
