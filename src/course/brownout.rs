@@ -1048,7 +1048,7 @@ pub fn ladder_shown(config: &BrownoutConfig, ladder: &Ladder) -> LadderShown {
     let stale = ladder.key.as_ref() != Some(&ladder_key(config));
     let rows = LADDER_ROWS
         .iter()
-        .map(|(label, cell)| (*label, ladder.rows.iter().map(|r| cell(r)).collect()))
+        .map(|(label, cell)| (*label, ladder.rows.iter().map(cell).collect()))
         .collect();
     let change = (current > 0 && !stale).then(|| {
         let (was, now) = (&ladder.rows[current - 1], &ladder.rows[current]);
