@@ -19,10 +19,10 @@ const CEILING_KB = {
   'retry-labs': 182,
   sandbox: 214,
   pool: 176,
-  brownout: 215,
-  checkout: 194,
+  brownout: 224,
+  checkout: 201,
   boxoffice: 428,
-  'retry-policies': 203,
+  'retry-policies': 205,
 };
 const PAGES = [
   ...Array.from({ length: 15 }, (_, i) => `?demo=${i + 1}`),
