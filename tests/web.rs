@@ -367,7 +367,7 @@ async fn the_demo_list_opens_a_demo() {
     assert_eq!(links[0].get_attribute("aria-current"), None);
 }
 
-/// Demo 10: the buttons reach the engine's breaker through one delegated handler.
+/// Demo 10: each button calls the engine's breaker.
 #[wasm_bindgen_test]
 async fn sandbox_buttons_drive_the_breaker() {
     let page = Page::open("demo=10").await;
@@ -406,7 +406,7 @@ async fn sandbox_buttons_drive_the_breaker() {
     assert_eq!((last.buffered, last.slow, last.failed), (1, 1, 0));
 
     // A pasted script that is not JSON, or not a script, gets one line and changes nothing.
-    // As typing does: the value, then an `input` event that bubbles to the page.
+    // As typing does: the value, then an `input` event.
     let paste = |text: &str| {
         let area = page
             .one("sandbox-import-text")
@@ -427,6 +427,82 @@ async fn sandbox_buttons_drive_the_breaker() {
     page.click("sandbox-import").await;
     assert_eq!(page.text("sandbox-refused"), "");
     assert_eq!(page.text("breaker-state"), "HALF_OPEN");
+}
+
+/// Demo 10: the settings live once, in the session: a control changes the breaker, claims
+/// change the control; and one reset clears the whole page (the session, its settings, the
+/// fields as typed, the claims table, the exported script).
+#[wasm_bindgen_test]
+async fn sandbox_reset_clears_the_whole_page() {
+    let page = Page::open("demo=10").await;
+    let value = |testid: &str| {
+        page.one(testid)
+            .dyn_into::<HtmlInputElement>()
+            .unwrap()
+            .value()
+    };
+    page.type_into("lab-control-failureRateThreshold", "30")
+        .await;
+    assert!(
+        page.text("sandbox-rates")
+            .contains("opens at ≥ 30 % failures"),
+        "{}",
+        page.text("sandbox-rates")
+    );
+    page.type_into("claims-p995", "400").await;
+    page.click("sandbox-claims-apply").await;
+    assert!(page
+        .text("sandbox-claims-list")
+        .contains("slowCallDurationThreshold"));
+    assert!(!page.one("sandbox-claims-list").hidden());
+    assert_eq!(value("lab-control-slowCallDurationThreshold"), "500");
+    page.type_into("sandbox-advance-amount", "2.5").await;
+    page.click("sandbox-advance-by").await;
+    page.click("sandbox-send-failure").await;
+    assert_eq!(page.text("sandbox-clock"), "2.5 s");
+    page.click("sandbox-export-show").await;
+    assert!(page.one("sandbox-export-show").offset_parent().is_none());
+    assert!(page.one("sandbox-export").offset_parent().is_some());
+
+    page.click("lab-reset").await;
+    assert_eq!(page.text("sandbox-clock"), "0 s");
+    assert_eq!(page.text("sandbox-log"), "");
+    assert!(page
+        .text("sandbox-rates")
+        .contains("opens at ≥ 50 % failures"));
+    assert_eq!(value("lab-control-failureRateThreshold"), "50");
+    assert_eq!(value("lab-control-slowCallDurationThreshold"), "60000");
+    assert_eq!(value("sandbox-advance-amount"), "5");
+    assert_eq!(value("claims-p995"), "800");
+    assert!(page.one("sandbox-claims-list").hidden());
+    assert!(page.one("sandbox-export-show").offset_parent().is_some());
+    assert!(page.one("sandbox-export").offset_parent().is_none());
+}
+
+/// Demo 10: what the engine says goes onto the page as text, never as markup (here a
+/// refusal that quotes a pasted exception name).
+#[wasm_bindgen_test]
+async fn sandbox_engine_text_is_text() {
+    let page = Page::open("demo=10").await;
+    let area = page
+        .one("sandbox-import-text")
+        .dyn_into::<web_sys::HtmlTextAreaElement>()
+        .unwrap();
+    area.set_value(
+        r#"{"steps": [{"acquire": {}}, {"error": {"duration_ms": 5, "exception": "<b>Boom</b>"}}]}"#,
+    );
+    fire(&area, "input").await;
+    page.click("sandbox-import").await;
+    let refused = page.one("sandbox-refused");
+    assert!(
+        refused
+            .text_content()
+            .unwrap_or_default()
+            .contains("<b>Boom</b>"),
+        "{:?}",
+        refused.text_content()
+    );
+    assert_eq!(refused.child_element_count(), 0);
 }
 
 #[wasm_bindgen_test]

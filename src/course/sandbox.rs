@@ -1,39 +1,49 @@
 //! Demo 10: the breaker sandbox. The learner drives one engine breaker
-//! ([`BreakerSandbox`]) call by call. Every button carries its intent as data
-//! (`data-act="send:failure"`, `"advance:1000"`, `"to:FORCED_OPEN"`); one click handler
-//! reads it ([`Intent::parse`]) and makes the one call of the session's API it names
-//! ([`apply`]); what the learner types is kept in [`Fields`] as it is typed. The page draws
-//! only what the session reports: the state diagram (the tick demos' drawing), the window,
-//! the rates against their thresholds, the OPEN countdown, the fallback's answer and the
-//! event log. The settings are the lab's control table
+//! ([`BreakerSandbox`]) call by call.
+//!
+//! The page is typed Leptos views over one state, [`Sandbox`]: the session's signal (the
+//! breaker with its settings, which the lab's controls read and set there: the settings
+//! live once), what the learner has typed ([`Fields`]) and what the page says besides the
+//! session ([`PageNotes`]), with one [`Sandbox::reset`] for all of it. Every button is a
+//! `<button>` whose click asks for one [`Intent`]; [`apply`] makes the one call of the
+//! session's API it names (the page decides nothing else). The page draws only what the
+//! session reports, as text: the state line, the window, the rates against their
+//! thresholds, the OPEN countdown, the fallback's answer and the event log. The state
+//! diagram is the tick demos' drawing (`views::breaker::diagram`): markup made from the
+//! session's numbers and states only. The settings are the lab's control table
 //! ([`SandboxSettings`]), in the link like any lab's; a change replays the session.
 //!
-//! The panels are HTML written from the session and patched in place (as the tick demos'
-//! are), with one delegated handler for the buttons: a page of typed components for this
-//! many buttons and lists cost about five times as much wasm.
+//! What keeps the page's wasm down (docs/bundles.md): the texts, attributes and handlers
+//! are the boxed helpers of `views::html`; every plain button is one view (`button`);
+//! the items of every list are erased (`into_any`), and every list the session redraws is a
+//! `LiveList`, so the page carries one copy of the list code; the parts shown only at
+//! times (the fix, the exported script, the claims' table) are made once and hidden.
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::policy::circuit_breaker::{CircuitBreakerEvent, State, WindowCell, WindowKind};
+use resilience_sim::resilience4j::labs::LabResilience4j;
 use resilience_sim::scenario::breaker_script::MAX_SCRIPT_BYTES;
 use resilience_sim::scenario::catalogue::LabInfo;
-use resilience_sim::scenario::lab_session::{number_text, LabSession};
+use resilience_sim::scenario::lab_session::{
+    number_text, Control, ControlValue, LabModel, LabSession,
+};
 use resilience_sim::scenario::sandbox::{
-    BreakerSandbox, CallClass, ClaimedSetting, Claims, Rates, Rung, SandboxCall, SandboxEvent,
-    SandboxScenario, SandboxSettings,
+    BreakerSandbox, CallClass, CallRecord, ClaimedSetting, Claims, Rates, Rung, SandboxCall,
+    SandboxEvent, SandboxScenario, SandboxSettings,
 };
 use resilience_sim::Millis;
 use wasm_bindgen::JsCast;
 
-use super::lab_frame::{lab_state, tools_with_instances, LabFrame};
-use crate::components::{bind_all, message, LabState};
+use super::lab_frame::{config_from_link, link_of, LabFrame, LabTools};
+use crate::components::{message, ControlBinding};
 use crate::format::trim;
-use crate::nav::Location;
-use crate::tools;
+use crate::nav::{address_follows, current_query, Location};
+use crate::tools::{self, ConfigText};
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
-use crate::views::html::{change, click, effect, live_html, Html};
+use crate::views::html::{change, click, live, live_attr, live_flag, Live};
 use crate::views::page_tools::{Import, Pasted, Refused};
 
 /// What an import over [`MAX_SCRIPT_BYTES`] is told (a script of the sandbox's maximum
@@ -66,37 +76,9 @@ pub enum Intent {
     Import,
     /// Write the session out as a script (on demand: a long session is a long text).
     Export,
-    /// Copy the exported script.
-    Copy,
 }
 
-impl Intent {
-    /// Reads a button's `data-act`.
-    pub fn parse(act: &str) -> Option<Intent> {
-        let (verb, arg) = act.split_once(':').unwrap_or((act, ""));
-        Some(match verb {
-            "send" => Intent::Send(*SandboxCall::ALL.iter().find(|c| c.name() == arg)?),
-            "advance" => Intent::Advance(arg.parse().ok()?),
-            "advance-wait" => Intent::AdvanceWait,
-            "advance-typed" => Intent::AdvanceTyped,
-            "to" => Intent::Transition(*State::ALL.iter().find(|s| s.as_str() == arg)?),
-            "reset" => Intent::Reset,
-            "empty-cache" => Intent::EmptyCache,
-            "load" => Intent::Load(SandboxScenario::from_name(arg)?),
-            "fix" => Intent::Fix,
-            "step" => Intent::Step,
-            "run-pending" => Intent::RunPending,
-            "claims" => Intent::Claims,
-            "import" => Intent::Import,
-            "export" => Intent::Export,
-            "copy" => Intent::Copy,
-            _ => return None,
-        })
-    }
-}
-
-/// What the page's fields hold, kept as the learner types (each field's `name` says which
-/// entry it is) and read when a button that needs them is pressed.
+/// What the learner has typed, as typed; read when a button that needs it is pressed.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Fields {
     pub advance_s: String,
@@ -117,29 +99,13 @@ impl Default for Fields {
     }
 }
 
-/// The claims form's fields: name, label, input mode.
+/// The claims form's fields, in [`Fields::claims`]'s order: label, input mode, test id.
 const CLAIM_FIELDS: [(&str, &str, &str); 4] = [
-    ("p995", "p99.5 latency (ms)", "decimal"),
-    ("incident", "Typical incident (s)", "decimal"),
-    ("probes", "Probes we accept to risk", "numeric"),
-    ("rps", "Our calls per second", "decimal"),
+    ("p99.5 latency (ms)", "decimal", "claims-p995"),
+    ("Typical incident (s)", "decimal", "claims-incident"),
+    ("Probes we accept to risk", "numeric", "claims-probes"),
+    ("Our calls per second", "decimal", "claims-rps"),
 ];
-
-impl Fields {
-    /// A field the learner changed (`name` is the input's); false for a name of no field.
-    pub fn set(&mut self, name: &str, value: String, checked: bool) -> bool {
-        match name {
-            "advance" => self.advance_s = value,
-            "answers" => self.answers_are_errors = checked,
-            "pasted" => self.pasted = value,
-            _ => match CLAIM_FIELDS.iter().position(|f| f.0 == name) {
-                Some(i) => self.claims[i] = value,
-                None => return false,
-            },
-        }
-        true
-    }
-}
 
 /// What the page says besides the session: the last action's path and messages.
 #[derive(Debug, Default, Clone, PartialEq)]
@@ -205,7 +171,6 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
             notes.note = "Imported: the script was replayed from t = 0.".to_string();
         }),
         Intent::Export => script_io::export(s).map(|json| notes.exported = Some(json)),
-        Intent::Copy => Ok(()),
     };
     notes.path = s
         .events()
@@ -327,364 +292,688 @@ fn clock(ms: Millis) -> String {
     format!("{} s", trim(ms as f64 / 1000.0))
 }
 
+/// The page's state, all of it: the session (the breaker, its settings, its calls), what
+/// the learner has typed, what the page says besides the session, and why the last change
+/// of a control was refused (the frame shows it beside the controls).
+#[derive(Clone, Copy)]
+pub struct Sandbox {
+    pub session: RwSignal<BreakerSandbox>,
+    /// Typing changes it without notifying (the field already shows what was typed; nothing
+    /// else reads it until a button does); a reset notifies, and the fields show it.
+    pub fields: RwSignal<Fields>,
+    pub notes: RwSignal<PageNotes>,
+    pub refused: RwSignal<Option<String>>,
+}
+
+impl Sandbox {
+    /// A fresh page on `settings` (the link's).
+    pub fn new(settings: SandboxSettings) -> Self {
+        Self {
+            session: RwSignal::new(BreakerSandbox::new(settings).unwrap_or_default()),
+            fields: RwSignal::new(Fields::default()),
+            notes: RwSignal::new(PageNotes::default()),
+            refused: RwSignal::new(None),
+        }
+    }
+
+    /// A button's intent, with the fields as typed.
+    pub fn act(self, intent: Intent) {
+        self.fields
+            .with_untracked(|fields| self.act_with(intent, fields));
+    }
+
+    fn act_with(self, intent: Intent, fields: &Fields) {
+        let mut settings_changed = false;
+        self.session.update(|s| {
+            let before = s.settings().clone();
+            self.notes.update(|notes| apply(s, intent, fields, notes));
+            settings_changed = *s.settings() != before;
+        });
+        // A scenario, an import or claims set new settings: the controls show them, and a
+        // refusal of an earlier value no longer stands.
+        if settings_changed {
+            self.refused.set(None);
+        }
+    }
+
+    /// The learner's change to one control: the session replays with it, or refuses it
+    /// and the control springs back (the session notifies either way).
+    pub fn set_control(self, control: &'static Control<SandboxSettings>, value: ControlValue) {
+        let mut result = Ok(());
+        self.session.update(|s| result = s.set(control.name, value));
+        match result {
+            Ok(()) => {
+                self.refused.set(None);
+                self.notes.update(|n| n.path.clear());
+            }
+            Err(e) => self.refused.set(Some(message::<SandboxSettings>(&e))),
+        }
+    }
+
+    /// A pasted Resilience4j fragment's breaker settings, all or nothing: the session
+    /// replays its calls with them, or refuses them and stays as it was.
+    fn apply_config(
+        self,
+        (config, notes): (CircuitBreakerConfig, Vec<String>),
+    ) -> Result<String, Vec<String>> {
+        let mut result = Ok(());
+        self.session.update(|s| result = s.set_config(config));
+        result.map_err(|e| vec![e.to_string()])?;
+        self.refused.set(None);
+        let mut done = "Applied: the breaker has this configuration now, and the calls sent so far were played again with it.".to_string();
+        for note in notes {
+            done.push(' ');
+            done.push_str(&note);
+        }
+        Ok(done)
+    }
+
+    /// Back to the spec's values: a fresh session on the default settings, the fields as
+    /// they first were, nothing noted or refused.
+    pub fn reset(self) {
+        self.session.set(BreakerSandbox::default());
+        self.fields.set(Fields::default());
+        self.notes.set(PageNotes::default());
+        self.refused.set(None);
+    }
+
+    /// The exported script, to the clipboard (the text shown is the text copied).
+    fn copy(self) {
+        let Some(text) = self.notes.with_untracked(|n| n.exported.clone()) else {
+            return;
+        };
+        let clipboard = window().navigator().clipboard();
+        spawn_local(async move {
+            let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
+            self.notes.update(|n| {
+                n.note = match copied {
+                    Ok(_) => "Copied to the clipboard.".to_string(),
+                    Err(_) => "The browser refused the clipboard: select the script and copy it."
+                        .to_string(),
+                }
+            });
+        });
+    }
+
+    /// A script file, replayed like a pasted one (its text is not copied into the field).
+    fn import_file(self, file: web_sys::File) {
+        if file.size() > MAX_SCRIPT_BYTES as f64 {
+            self.notes
+                .update(|n| n.refused = Some(TOO_LARGE.to_string()));
+            return;
+        }
+        spawn_local(async move {
+            let text = wasm_bindgen_futures::JsFuture::from(file.text())
+                .await
+                .ok()
+                .and_then(|v| v.as_string());
+            match text {
+                Some(pasted) => self.act_with(
+                    Intent::Import,
+                    &Fields {
+                        pasted,
+                        ..Fields::default()
+                    },
+                ),
+                None => self.notes.update(|n| {
+                    n.refused = Some("Import: the file could not be read as text.".to_string())
+                }),
+            }
+        });
+    }
+}
+
+/// The binding of one control to the session's settings (`settings`, derived from the
+/// session), compiled once for every control like [`crate::components::bind`].
+fn bind(
+    page: Sandbox,
+    settings: Memo<SandboxSettings>,
+    control: &'static Control<SandboxSettings>,
+) -> ControlBinding {
+    ControlBinding {
+        name: control.name,
+        label: control.label,
+        help: control.help,
+        kind: control.kind,
+        section: control.section,
+        value: Signal::derive(move || settings.with(|s| control.text(s))),
+        shown: Signal::derive(move || settings.with(|s| control.display(s))),
+        change: Callback::new(move |value| page.set_control(control, value)),
+    }
+}
+
 #[component]
 pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
-    let (state, problems) = lab_state::<SandboxSettings>(info.number);
-    let settings = state.session.with_untracked(|l| l.config().clone());
-    let session = RwSignal::new(BreakerSandbox::new(settings).unwrap_or_default());
-    let notes = RwSignal::new(PageNotes::default());
-    // A changed control replays the session with the new settings (the engine validated
-    // them already; a replay that fails is reported like any refused change).
-    effect(move || {
-        let settings = state.session.with(|l| l.config().clone());
-        if session.with_untracked(|s| *s.settings() != settings) {
-            let mut result = Ok(());
-            session.update(|s| result = s.set_settings(settings));
-            if let Err(e) = result {
-                state.refused.set(Some(message::<SandboxSettings>(&e)));
-            }
-            notes.update(|n| n.path.clear());
-        }
-    });
-    let controls = bind_all(state);
-    // A pasted Resilience4j fragment replaces the breaker's settings, all or nothing; the
-    // effect above then replays the session with them.
-    let apply =
-        move |(config, notes): (CircuitBreakerConfig, Vec<String>)| -> Result<String, Vec<String>> {
-            // On a copy: a refusal leaves the page's session as it was.
-            let mut next = session.get_untracked();
-            next.set_config(config).map_err(|e| vec![e.to_string()])?;
-            let settings = next.settings().clone();
-            session.set(next);
-            state.session.set(LabSession::new(settings));
-            state.refused.set(None);
-            let mut done = "Applied: the breaker has this configuration now, and the calls sent so far were played again with it.".to_string();
-            for note in notes {
-                done.push(' ');
-                done.push_str(&note);
-            }
-            Ok(done)
-        };
-    // The tools part reads and checks the fragment; the page replays its calls with it.
+    let (settings, problems) = config_from_link::<SandboxSettings>(&current_query());
+    let page = Sandbox::new(settings);
+    let session = page.session;
+    // The settings as the controls, the link and the tools read them: the session's,
+    // followed only when they change (not at every call).
+    let settings = Memo::new(move |_| session.with(|s| s.settings().clone()));
+    let number = info.number;
+    let link =
+        move || settings.try_with_untracked(|s| link_of(number, &LabSession::new(s.clone())));
+    address_follows(move || settings.track(), link);
+    // The tools part writes the settings as Resilience4j configuration from the instances
+    // (the breaker after an import may hold more than its link).
+    let tools = LabTools {
+        link: Callback::new(move |_| link().unwrap_or_default()),
+        config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {
+            let Some(instances) = settings.try_with_untracked(|s| s.resilience4j()) else {
+                return;
+            };
+            spawn_local(async move {
+                done.run(tools::resilience4j_text(&instances).await);
+            });
+        }),
+    };
+    let controls = SandboxSettings::controls()
+        .iter()
+        .map(|c| bind(page, settings, c))
+        .collect();
+    // The tools part reads and checks a pasted fragment; the page replays its calls with it.
     let import = Callback::new(move |pasted: Pasted| {
-        leptos::task::spawn_local(async move {
+        spawn_local(async move {
             pasted
                 .done
                 .run(match tools::read_for_sandbox(&pasted).await {
-                    Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
+                    Ok(read) => read.and_then(|r| page.apply_config(r).map_err(Refused::from)),
                     Err(unavailable) => Err(vec![unavailable].into()),
                 });
         });
     });
     view! {
-        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools_with_instances(info.number, state) import=Import(import) controls=controls refused=state.refused
-            reset=Callback::new(move |_| {
-                state.reset();
-                session.update(BreakerSandbox::clear);
-                notes.set(PageNotes::default());
-            })
+        <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools import=Import(import)
+            controls=controls refused=page.refused reset=Callback::new(move |_| page.reset())
             problems=problems>
-            <SandboxBody session=session notes=notes state=state />
+            <div class="sandbox">
+                {status(page)}
+                {actions(page)}
+                {breaker(page)}
+                {fallback(page)}
+                {log(page)}
+                {scenarios(page)}
+                {claims_form(page)}
+                {claims_table(page)}
+                {script(page)}
+                {import_form(page)}
+            </div>
         </LabFrame>
     }
 }
 
-/// The sandbox's panels, with one handler of each kind for all of them: clicks (the
-/// buttons' intents), input (the typed fields, kept in [`Fields`]) and change (an imported
-/// file).
-#[component]
-fn SandboxBody(
-    session: RwSignal<BreakerSandbox>,
-    notes: RwSignal<PageNotes>,
-    state: LabState<SandboxSettings>,
+/// A list drawn again from the state when what it reads changes, boxed, its items erased:
+/// every list of the page shares one copy of the code that keeps it in step.
+type LiveList = Box<dyn FnMut() -> Vec<AnyView> + Send>;
+
+fn live_list(list: impl FnMut() -> Vec<AnyView> + Send + 'static) -> LiveList {
+    Box::new(list)
+}
+
+/// A button that asks the session for `intent`: every plain button of the page is one of
+/// these (one view type).
+fn button(
+    page: Sandbox,
+    intent: Intent,
+    testid: &'static str,
+    label: &'static str,
+    secondary: bool,
 ) -> impl IntoView {
-    let fields = StoredValue::new(Fields::default());
-    let on_click = click(move |ev| {
-        let Some(act) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
-            .and_then(|t| t.closest("[data-act]").ok().flatten())
-            .and_then(|b| b.get_attribute("data-act"))
-        else {
-            return;
-        };
-        let Some(intent) = Intent::parse(&act) else {
-            return;
-        };
-        if intent == Intent::Copy {
-            // The text shown is the text copied.
-            if let Some(json) = notes.with_untracked(|n| n.exported.clone()) {
-                copy(json, notes);
-            }
-            return;
-        }
-        let fields = fields.get_value();
-        let mut result = notes.get_untracked();
-        session.update(|s| apply(s, intent, &fields, &mut result));
-        notes.set(result);
-        sync_settings(session, state);
-    });
-    // Typing goes into `fields`; no handler reads the page's inputs back.
-    let on_input = change(move |ev| {
-        let Some(target) = ev.target() else { return };
-        let (name, value, checked) = match target.dyn_into::<web_sys::HtmlInputElement>() {
-            Ok(input) => (input.name(), input.value(), input.checked()),
-            Err(target) => match target.dyn_into::<web_sys::HtmlTextAreaElement>() {
-                // The file input's limit, checked before the text is copied out of the page.
-                Ok(text) if text.text_length() as usize > MAX_SCRIPT_BYTES => {
-                    notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
-                    (text.name(), String::new(), false)
-                }
-                Ok(text) => (text.name(), text.value(), false),
-                Err(_) => return,
-            },
-        };
-        fields.update_value(|f| {
-            f.set(&name, value, checked);
-        });
-    });
-    let on_change = change(move |ev| {
-        let Some(input) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
-            .filter(|i| i.type_() == "file")
-        else {
-            return;
-        };
-        if let Some(file) = input.files().and_then(|f| f.get(0)) {
-            import_file(file, session, notes, state);
-        }
-    });
-    let panel = |draw: fn(&BreakerSandbox, &PageNotes, &mut String)| {
-        live_html(move || {
-            let mut h = String::with_capacity(1024);
-            session.with(|s| notes.with(|n| draw(s, n, &mut h)));
-            h
-        })
-    };
     view! {
-        <div class="sandbox" on:click=on_click on:input=on_input on:change=on_change>
-            <div class="sandbox-status" inner_html=panel(draw_clock)></div>
-            <section class="panel sandbox-actions" aria-labelledby="sandbox-actions-heading" inner_html=actions_html(&Fields::default())></section>
-            <div inner_html=panel(draw_breaker)></div>
-            <div inner_html=panel(draw_fallback)></div>
-            <div inner_html=panel(draw_log)></div>
-            <div inner_html=panel(draw_scenarios)></div>
-            <section class="panel sandbox-claims" aria-labelledby="claims-heading" inner_html=claims_html(&Fields::default())></section>
-            <div inner_html=panel(draw_claimed)></div>
-            <div inner_html=panel(draw_exchange)></div>
-            <section class="panel sandbox-import" aria-labelledby="import-heading" inner_html=IMPORT_FORM></section>
+        <button type="button" class=secondary.then_some("secondary") data-testid=testid
+            on:click=click(move |_| page.act(intent))>
+            {label}
+        </button>
+    }
+}
+
+/// The state's name, and its class for the state's colour.
+fn state_name(session: RwSignal<BreakerSandbox>) -> (Live, Live) {
+    (
+        live(move || session.with(|s| s.state().as_str().to_string())),
+        live(move || {
+            let name = session.with(|s| s.state().as_str().to_ascii_lowercase());
+            format!("state-text {name}")
+        }),
+    )
+}
+
+/// The status bar: the clock, the state and the rates in one line (kept in view while the
+/// learner scrolls), and why the last action was refused.
+fn status(page: Sandbox) -> impl IntoView {
+    let Sandbox { session, notes, .. } = page;
+    let (state, class) = state_name(session);
+    view! {
+        <div class="sandbox-status">
+            <p class="sandbox-clock" aria-live="polite">
+                "t = "<strong data-testid="sandbox-clock">{live(move || session.with(|s| clock(s.now())))}</strong>
+                " · "<strong class=class>{state}</strong>
+                " · "{live(move || session.with(|s| s.rates().describe()))}
+            </p>
+            <p class="error" role="alert" data-testid="sandbox-refused">
+                {live(move || notes.with(|n| n.refused.clone().unwrap_or_default()))}
+            </p>
         </div>
     }
 }
 
-/// After a scenario, an import or claims changed the settings, the controls and the link
-/// follow the session.
-fn sync_settings(session: RwSignal<BreakerSandbox>, state: LabState<SandboxSettings>) {
-    let settings = session.with_untracked(|s| s.settings().clone());
-    if state.session.with_untracked(|l| *l.config() != settings) {
-        state.session.set(LabSession::new(settings));
-        state.refused.set(None);
+const SEND: [(SandboxCall, &str, &str); 4] = [
+    (SandboxCall::Success, "sandbox-send-success", "Success"),
+    (
+        SandboxCall::Failure,
+        "sandbox-send-failure",
+        "Failure (IOException)",
+    ),
+    (SandboxCall::Slow, "sandbox-send-slow", "Slow success"),
+    (
+        SandboxCall::Ignored,
+        "sandbox-send-ignored",
+        "404 (NotFoundException)",
+    ),
+];
+
+/// The manual transitions, with their buttons' test ids.
+const BY_HAND: [(State, &str); 4] = [
+    (State::Disabled, "sandbox-to-DISABLED"),
+    (State::ForcedOpen, "sandbox-to-FORCED_OPEN"),
+    (State::MetricsOnly, "sandbox-to-METRICS_ONLY"),
+    (State::Closed, "sandbox-to-CLOSED"),
+];
+
+/// The buttons and the clock's field.
+fn actions(page: Sandbox) -> impl IntoView {
+    let fields = page.fields;
+    let send = SEND
+        .into_iter()
+        .map(|(call, testid, label)| {
+            button(page, Intent::Send(call), testid, label, false).into_any()
+        })
+        .collect::<Vec<AnyView>>();
+    let by_hand = BY_HAND
+        .into_iter()
+        .map(|(to, testid)| {
+            button(page, Intent::Transition(to), testid, to.as_str(), true).into_any()
+        })
+        .chain([button(page, Intent::Reset, "sandbox-reset", "reset()", true).into_any()])
+        .collect::<Vec<AnyView>>();
+    view! {
+        <section class="panel sandbox-actions" aria-labelledby="sandbox-actions-heading">
+            <h2 id="sandbox-actions-heading">"Send calls, move the clock"</h2>
+            <div class="button-row" role="group" aria-label="Send one call">{send}</div>
+            <div class="button-row" role="group" aria-label="Advance the clock">
+                {button(page, Intent::Advance(1000), "sandbox-advance", "+1 s", false)}
+                {button(page, Intent::AdvanceWait, "sandbox-advance-wait", "+ the open wait", false)}
+                <label class="inline-field">"+ "
+                    <input type="text" inputmode="decimal" size="5" data-testid="sandbox-advance-amount"
+                        aria-label="Seconds to advance"
+                        prop:value=live(move || fields.with(|f| f.advance_s.clone()))
+                        on:input=change(move |ev| {
+                            let typed = event_target_value(&ev);
+                            fields.update_untracked(|f| f.advance_s = typed);
+                        }) />
+                    " s"
+                </label>
+                {button(page, Intent::AdvanceTyped, "sandbox-advance-by", "Advance", false)}
+            </div>
+            <div class="button-row" role="group" aria-label="Set the state by hand">{by_hand}</div>
+        </section>
     }
-}
-
-fn copy(text: String, notes: RwSignal<PageNotes>) {
-    let clipboard = window().navigator().clipboard();
-    spawn_local(async move {
-        let copied = wasm_bindgen_futures::JsFuture::from(clipboard.write_text(&text)).await;
-        notes.update(|n| {
-            n.note = match copied {
-                Ok(_) => "Copied to the clipboard.".to_string(),
-                Err(_) => {
-                    "The browser refused the clipboard: select the script and copy it.".to_string()
-                }
-            }
-        });
-    });
-}
-
-fn import_file(
-    file: web_sys::File,
-    session: RwSignal<BreakerSandbox>,
-    notes: RwSignal<PageNotes>,
-    state: LabState<SandboxSettings>,
-) {
-    if file.size() > MAX_SCRIPT_BYTES as f64 {
-        notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
-        return;
-    }
-    spawn_local(async move {
-        let text = wasm_bindgen_futures::JsFuture::from(file.text())
-            .await
-            .ok()
-            .and_then(|v| v.as_string());
-        let Some(pasted) = text else {
-            notes.update(|n| {
-                n.refused = Some("Import: the file could not be read as text.".to_string())
-            });
-            return;
-        };
-        let fields = Fields {
-            pasted,
-            ..Fields::default()
-        };
-        let mut result = PageNotes::default();
-        session.update(|s| apply(s, Intent::Import, &fields, &mut result));
-        notes.set(result);
-        sync_settings(session, state);
-    });
-}
-
-/// The buttons and the clock's field, with the field's value from `fields`.
-pub fn actions_html(fields: &Fields) -> String {
-    let mut h = String::with_capacity(2048);
-    h.raw(concat!(
-        "<h2 id=\"sandbox-actions-heading\">Send calls, move the clock</h2>",
-        "<div class=\"button-row\" role=\"group\" aria-label=\"Send one call\">",
-        "<button type=\"button\" data-act=\"send:success\" data-testid=\"sandbox-send-success\">Success</button>",
-        "<button type=\"button\" data-act=\"send:failure\" data-testid=\"sandbox-send-failure\">Failure (IOException)</button>",
-        "<button type=\"button\" data-act=\"send:slow\" data-testid=\"sandbox-send-slow\">Slow success</button>",
-        "<button type=\"button\" data-act=\"send:ignored\" data-testid=\"sandbox-send-ignored\">404 (NotFoundException)</button>",
-        "</div>",
-        "<div class=\"button-row\" role=\"group\" aria-label=\"Advance the clock\">",
-        "<button type=\"button\" data-act=\"advance:1000\" data-testid=\"sandbox-advance\">+1 s</button>",
-        "<button type=\"button\" data-act=\"advance-wait\" data-testid=\"sandbox-advance-wait\">+ the open wait</button>",
-        "<label class=\"inline-field\">+ <input type=\"text\" inputmode=\"decimal\" size=\"5\" name=\"advance\" data-testid=\"sandbox-advance-amount\" aria-label=\"Seconds to advance\" value=\"",
-    ))
-    .text(&fields.advance_s)
-    .raw(concat!(
-        "\"> s</label>",
-        "<button type=\"button\" data-act=\"advance-typed\" data-testid=\"sandbox-advance-by\">Advance</button>",
-        "</div>",
-        "<div class=\"button-row\" role=\"group\" aria-label=\"Set the state by hand\">",
-    ));
-    for to in [
-        State::Disabled,
-        State::ForcedOpen,
-        State::MetricsOnly,
-        State::Closed,
-    ] {
-        h.raw("<button type=\"button\" class=\"secondary\" data-act=\"to:")
-            .raw(to.as_str())
-            .raw("\" data-testid=\"sandbox-to-")
-            .raw(to.as_str())
-            .raw("\">")
-            .raw(to.as_str())
-            .raw("</button>");
-    }
-    h.raw("<button type=\"button\" class=\"secondary\" data-act=\"reset\" data-testid=\"sandbox-reset\">reset()</button></div>");
-    h
-}
-
-/// The claims form, with its values from `fields`.
-pub fn claims_html(fields: &Fields) -> String {
-    let mut h = String::with_capacity(1024);
-    h.raw("<h2 id=\"claims-heading\">Configure from claims</h2><p>Write what the dependency's team can state; the settings follow from it, each next to its claim.</p><div class=\"claims-fields\">");
-    for ((name, label, mode), value) in CLAIM_FIELDS.iter().zip(&fields.claims) {
-        h.raw("<label>")
-            .raw(label)
-            .raw(" <input type=\"text\" size=\"6\" inputmode=\"")
-            .raw(mode)
-            .raw("\" name=\"")
-            .raw(name)
-            .raw("\" data-testid=\"claims-")
-            .raw(name)
-            .raw("\" value=\"")
-            .text(value)
-            .raw("\"></label>");
-    }
-    h.raw("<label class=\"toggle\"><input type=\"checkbox\" name=\"answers\" data-testid=\"claims-answers\"")
-        .raw(if fields.answers_are_errors { " checked" } else { "" })
-        .raw("> It reports answers (a 404, a decline) as exceptions</label></div><button type=\"button\" data-act=\"claims\" data-testid=\"sandbox-claims-apply\">Apply the settings these claims give</button>");
-    h
-}
-
-const IMPORT_FORM: &str = concat!(
-    "<h2 id=\"import-heading\">Replay a script</h2>",
-    "<label for=\"sandbox-import-text\">Paste a breaker script (the JSON of <code>resilience-sim breaker FILE</code>)</label>",
-    "<textarea id=\"sandbox-import-text\" name=\"pasted\" data-testid=\"sandbox-import-text\" rows=\"4\" spellcheck=\"false\"></textarea>",
-    "<div class=\"button-row\"><button type=\"button\" data-act=\"import\" data-testid=\"sandbox-import\">Import and replay</button>",
-    "<label class=\"file-pick\">or a file: <input type=\"file\" accept=\".json,application/json\" data-testid=\"sandbox-import-file\"></label></div>",
-);
-
-/// The status bar: the clock, the state and the rates in one line (kept in view while the
-/// learner scrolls), and why the last action was refused.
-pub fn draw_clock(s: &BreakerSandbox, n: &PageNotes, h: &mut String) {
-    h.raw("<p class=\"sandbox-clock\" aria-live=\"polite\">t = <strong data-testid=\"sandbox-clock\">")
-        .text(&clock(s.now()))
-        .raw("</strong> · <strong class=\"state-text ")
-        .text(&s.state().as_str().to_ascii_lowercase())
-        .raw("\">")
-        .text(s.state().as_str())
-        .raw("</strong> · ")
-        .text(&s.rates().describe())
-        .raw("</p><p class=\"error\" role=\"alert\" data-testid=\"sandbox-refused\">");
-    if let Some(why) = &n.refused {
-        h.text(why);
-    }
-    h.raw("</p>");
 }
 
 /// The state line, the diagram, the rates and the window.
-pub fn draw_breaker(s: &BreakerSandbox, n: &PageNotes, h: &mut String) {
-    let state = s.state();
-    h.raw("<section class=\"panel breaker sandbox-breaker\" aria-labelledby=\"sandbox-breaker-heading\"><h2 id=\"sandbox-breaker-heading\">The circuit breaker</h2><p class=\"breaker-state-line\">State: <strong data-testid=\"breaker-state\" class=\"state-text ")
-        .text(&state.as_str().to_ascii_lowercase())
-        .raw("\">")
-        .text(state.as_str())
-        .raw("</strong> — <span data-testid=\"sandbox-detail\">")
-        .text(&detail(s))
-        .raw("</span></p>");
-    let wait = clock(s.config().wait_duration_in_open_state);
-    diagram(s.config(), state, &n.path, &wait, "in the last action", h);
-    h.raw("<p data-testid=\"sandbox-rates\">")
-        .text(&rates(s))
-        .raw("</p>");
+fn breaker(page: Sandbox) -> impl IntoView {
+    let Sandbox { session, notes, .. } = page;
+    let (state, class) = state_name(session);
+    // The tick demos' drawing, from the session's numbers and states only; set again only
+    // when its markup changes (a new state, a new path, new thresholds).
+    let drawing = live(move || {
+        let mut h = String::with_capacity(4096);
+        session.with(|s| {
+            notes.with(|n| {
+                let wait = clock(s.config().wait_duration_in_open_state);
+                diagram(
+                    s.config(),
+                    s.state(),
+                    &n.path,
+                    &wait,
+                    "in the last action",
+                    &mut h,
+                );
+            })
+        });
+        h
+    });
+    view! {
+        <section class="panel breaker sandbox-breaker" aria-labelledby="sandbox-breaker-heading">
+            <h2 id="sandbox-breaker-heading">"The circuit breaker"</h2>
+            <p class="breaker-state-line">
+                "State: "<strong data-testid="breaker-state" class=class>{state}</strong>
+                " — "<span data-testid="sandbox-detail">{live(move || session.with(detail))}</span>
+            </p>
+            <div inner_html=drawing></div>
+            <p data-testid="sandbox-rates">{live(move || session.with(rates))}</p>
+            {live_list(move || session.with(window_view))}
+        </section>
+    }
+}
+
+/// The window: its cells (COUNT_BASED, at most 100 shown), its seconds (TIME_BASED), or
+/// why there is none.
+fn window_view(s: &BreakerSandbox) -> Vec<AnyView> {
     match s.window_kind() {
         WindowKind::CountBased(size) => {
             let cells = s.window_cells();
-            h.raw("<h3>Window: the last ")
-                .num(size.into())
-                .raw(" recorded calls, oldest first</h3><ol class=\"window sandbox-window\" data-testid=\"sandbox-window\">");
-            for cell in &cells {
-                let (class, tag, label) = cell_words(*cell);
-                h.raw("<li class=\"cell ")
-                    .raw(class)
-                    .raw("\" title=\"")
-                    .raw(label)
-                    .raw("\"><span aria-hidden=\"true\">")
-                    .raw(tag)
-                    .raw("</span><span class=\"visually-hidden\">")
-                    .raw(label)
-                    .raw("</span></li>");
-            }
-            for _ in cells.len()..(size as usize).min(100) {
-                h.raw("<li class=\"cell empty\"><span class=\"visually-hidden\">empty</span></li>");
-            }
-            h.raw("</ol>");
+            let shown = cells.len().max((size as usize).min(100));
+            let cells = cells
+                .into_iter()
+                .map(Some)
+                .chain(std::iter::repeat(None))
+                .take(shown)
+                .map(|cell| {
+                    let (class, tag, label) = cell_words(cell);
+                    view! {
+                        <li class=class title=cell.map(|_| label)>
+                            <span aria-hidden="true">{tag}</span>
+                            <span class="visually-hidden">{label}</span>
+                        </li>
+                    }
+                    .into_any()
+                })
+                .collect::<Vec<AnyView>>();
+            vec![
+                view! { <h3>{format!("Window: the last {size} recorded calls, oldest first")}</h3> }.into_any(),
+                view! { <ol class="window sandbox-window" data-testid="sandbox-window">{cells}</ol> }.into_any(),
+            ]
         }
         WindowKind::TimeBased(size) => {
-            h.raw("<h3>Window: the last ")
-                .num(size.into())
-                .raw(" seconds</h3><ol class=\"buckets\" data-testid=\"sandbox-window\">");
-            for b in s.window_buckets() {
-                h.raw("<li>second ")
-                    .num(b.epoch_second)
-                    .raw(": ")
-                    .num(b.totals.calls.into())
-                    .raw(" calls, ")
-                    .num(b.totals.failed.into())
-                    .raw(" failed, ")
-                    .num(b.totals.slow.into())
-                    .raw(" slow</li>");
-            }
-            h.raw("</ol>");
+            let seconds = s
+                .window_buckets()
+                .into_iter()
+                .map(|b| {
+                    let t = b.totals;
+                    view! {
+                        <li>{format!(
+                            "second {}: {} calls, {} failed, {} slow",
+                            b.epoch_second, t.calls, t.failed, t.slow
+                        )}</li>
+                    }
+                    .into_any()
+                })
+                .collect::<Vec<AnyView>>();
+            vec![
+                view! { <h3>{format!("Window: the last {size} seconds")}</h3> }.into_any(),
+                view! { <ol class="buckets" data-testid="sandbox-window">{seconds}</ol> }.into_any(),
+            ]
         }
-        WindowKind::Empty => {
-            h.raw("<p class=\"muted\" data-testid=\"sandbox-window\">No window: this state records nothing.</p>");
+        WindowKind::Empty => vec![view! {
+            <p class="muted" data-testid="sandbox-window">"No window: this state records nothing."</p>
         }
+        .into_any()],
     }
-    h.raw("</section>");
+}
+
+/// Who answered each call: the ladder, the cache, the last calls.
+fn fallback(page: Sandbox) -> impl IntoView {
+    let session = page.session;
+    let last = move || session.with(|s| s.records().next_back().map(|r| r.rung));
+    let ladder = Rung::ALL
+        .into_iter()
+        .map(|rung| {
+            view! {
+                <li class=live_attr(move || (last() == Some(rung)).then_some("current"))>{rung.label()}</li>
+            }.into_any()
+        })
+        .collect::<Vec<AnyView>>();
+    view! {
+        <section class="panel sandbox-fallback" aria-labelledby="fallback-heading">
+            <h2 id="fallback-heading">"The fallback ladder"</h2>
+            <ol class="ladder" data-testid="sandbox-ladder">{ladder}</ol>
+            <p class="help">"Two rules the ladder does not show. At its foot, each call fails open (the order goes on without the dependency) or fails closed (no payment without its fraud check): a business decision, written down with its owner. And no rung may call another dependency without its own timeout and breaker: that moves the outage, it does not end it."</p>
+            <p data-testid="sandbox-rung">
+                {live(move || match last() {
+                    Some(rung) => format!("Last call answered by: {}.", rung.label()),
+                    None => "No call yet.".to_string(),
+                })}
+            </p>
+            <p data-testid="sandbox-cache">
+                {live(move || session.with(cache))}" "
+                {button(page, Intent::EmptyCache, "sandbox-empty-cache", "Empty the cache", true)}
+            </p>
+            <h3>"Last calls, newest first"</h3>
+            <ul class="calls" data-testid="sandbox-calls">
+                {live_list(move || session.with(|s| {
+                    s.records()
+                        .rev()
+                        .take(8)
+                        .map(|r| view! { <li class=class_of(r.class)>{call(r)}</li> }.into_any())
+                        .collect::<Vec<AnyView>>()
+                }))}
+            </ul>
+        </section>
+    }
+}
+
+/// The breaker's events with Resilience4j's names, newest first.
+fn log(page: Sandbox) -> impl IntoView {
+    let session = page.session;
+    view! {
+        <section class="panel sandbox-log" aria-labelledby="log-heading">
+            <h2 id="log-heading">"Event log"</h2>
+            <ol class="event-log" data-testid="sandbox-log">
+                {live_list(move || session.with(|s| {
+                    s.events()
+                        .rev()
+                        .take(14)
+                        .map(|e| view! {
+                            <li>
+                                <span class="at">{clock(e.event.at())}</span>" "
+                                <code>{e.event.name()}</code>" "{e.event.detail()}
+                            </li>
+                        }.into_any())
+                        .collect::<Vec<AnyView>>()
+                }))}
+            </ol>
+        </section>
+    }
+}
+
+/// The scenarios' buttons' test ids.
+const SCENARIOS: [(SandboxScenario, &str); 2] = [
+    (
+        SandboxScenario::NotFoundStorm,
+        "sandbox-scenario-notFoundStorm",
+    ),
+    (
+        SandboxScenario::SlowNeverTrips,
+        "sandbox-scenario-slowNeverTrips",
+    ),
+];
+
+/// The two misconfigurations, replayed step by step.
+fn scenarios(page: Sandbox) -> impl IntoView {
+    let session = page.session;
+    let list = SCENARIOS
+        .into_iter()
+        .map(|(scenario, testid)| {
+            view! {
+                <li>
+                    {button(page, Intent::Load(scenario), testid, scenario.label(), false)}" "
+                    {scenario.description()}
+                </li>
+            }
+            .into_any()
+        })
+        .collect::<Vec<AnyView>>();
+    let none_pending = move || session.with(|s| s.pending_len() == 0).then_some("");
+    view! {
+        <section class="panel sandbox-scenarios" aria-labelledby="scenarios-heading">
+            <h2 id="scenarios-heading">"Two misconfigurations to replay"</h2>
+            <ul class="scenario-list">{list}</ul>
+            <p data-testid="sandbox-pending">{live(move || session.with(pending))}</p>
+            <div class="button-row">
+                <button type="button" data-testid="sandbox-step" disabled=live_attr(none_pending)
+                    on:click=click(move |_| page.act(Intent::Step))>
+                    "Next step"
+                </button>
+                <button type="button" class="secondary" data-testid="sandbox-run-all"
+                    disabled=live_attr(none_pending) on:click=click(move |_| page.act(Intent::RunPending))>
+                    "Run the rest"
+                </button>
+            </div>
+            // The replay is over and the misconfiguration still in place: say the fix, offer it.
+            <div hidden=live_attr(move || session.with(|s| s.fix_to_offer().is_none()).then_some(""))>
+                <p class="fix-prompt" data-testid="sandbox-fix-prompt">
+                    {live(move || session.with(fix_prompt).unwrap_or_default())}
+                </p>
+                {button(page, Intent::Fix, "sandbox-fix", "Apply the fix and play the calls again", false)}
+            </div>
+        </section>
+    }
+}
+
+/// The claims form.
+fn claims_form(page: Sandbox) -> impl IntoView {
+    let fields = page.fields;
+    let inputs = CLAIM_FIELDS
+        .into_iter()
+        .enumerate()
+        .map(|(i, (label, mode, testid))| {
+            view! {
+                <label>
+                    {label}" "
+                    <input type="text" size="6" inputmode=mode data-testid=testid
+                        prop:value=live(move || fields.with(|f| f.claims[i].clone()))
+                        on:input=change(move |ev| {
+                            let typed = event_target_value(&ev);
+                            fields.update_untracked(|f| f.claims[i] = typed);
+                        }) />
+                </label>
+            }
+            .into_any()
+        })
+        .collect::<Vec<AnyView>>();
+    view! {
+        <section class="panel sandbox-claims" aria-labelledby="claims-heading">
+            <h2 id="claims-heading">"Configure from claims"</h2>
+            <p>"Write what the dependency's team can state; the settings follow from it, each next to its claim."</p>
+            <div class="claims-fields">
+                {inputs}
+                <label class="toggle">
+                    <input type="checkbox" data-testid="claims-answers"
+                        prop:checked=live_flag(move || fields.with(|f| f.answers_are_errors))
+                        on:change=change(move |ev| {
+                            let checked = event_target_checked(&ev);
+                            fields.update_untracked(|f| f.answers_are_errors = checked);
+                        }) />
+                    " It reports answers (a 404, a decline) as exceptions"
+                </label>
+            </div>
+            {button(page, Intent::Claims, "sandbox-claims-apply", "Apply the settings these claims give", false)}
+        </section>
+    }
+}
+
+/// The settings the last claims gave, each next to its claim.
+fn claims_table(page: Sandbox) -> impl IntoView {
+    let notes = page.notes;
+    let rows = live_list(move || {
+        notes.with(|n| {
+            n.claimed
+                .iter()
+                .map(|c| {
+                    view! {
+                        <tr><td><code>{c.name}</code></td><td>{c.value.clone()}</td><td>{c.claim.clone()}</td></tr>
+                    }
+                    .into_any()
+                })
+                .collect::<Vec<AnyView>>()
+        })
+    });
+    view! {
+        <table class="claims-table" data-testid="sandbox-claims-list"
+            hidden=live_attr(move || notes.with(|n| n.claimed.is_empty()).then_some(""))>
+            <caption>"The settings these claims give (applied)"</caption>
+            <thead><tr><th scope="col">"Setting"</th><th scope="col">"Value"</th><th scope="col">"Because"</th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+/// The session as the script `resilience-sim breaker FILE` reads, written when asked.
+fn script(page: Sandbox) -> impl IntoView {
+    let notes = page.notes;
+    view! {
+        <section class="panel sandbox-script" aria-labelledby="script-heading">
+            <h2 id="script-heading">"The session as a breaker script"</h2>
+            <p>"The JSON that "<code>"resilience-sim breaker FILE"</code>" reads: the command line ends in the same state with the same metrics."</p>
+            <div hidden=live_attr(move || notes.with(|n| n.exported.is_some()).then_some(""))>
+                {button(page, Intent::Export, "sandbox-export-show", "Write this session as a script", false)}
+            </div>
+            <div hidden=live_attr(move || notes.with(|n| n.exported.is_none()).then_some(""))>
+                <textarea aria-label="Script of this session" data-testid="sandbox-export" readonly rows="8"
+                    spellcheck="false" prop:value=live(move || notes.with(|n| n.exported.clone().unwrap_or_default()))></textarea>
+                <div class="button-row">
+                    <button type="button" data-testid="sandbox-copy" on:click=click(move |_| page.copy())>"Copy"</button>
+                    <a class="button secondary" download="breaker-script.json" data-testid="sandbox-download"
+                        href=live(move || notes.with(|n| n.exported.as_deref().map(download_href).unwrap_or_default()))>
+                        "Download"
+                    </a>
+                </div>
+            </div>
+            <p role="status" data-testid="sandbox-script-note">{live(move || notes.with(|n| n.note.clone()))}</p>
+        </section>
+    }
+}
+
+/// The exported script as a link the browser downloads.
+fn download_href(json: &str) -> String {
+    format!("data:application/json;charset=utf-8,{}", encode(json))
+}
+
+/// A pasted script or a file, replayed.
+fn import_form(page: Sandbox) -> impl IntoView {
+    let Sandbox { fields, notes, .. } = page;
+    let typed = change(move |ev| {
+        let Some(area) = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        else {
+            return;
+        };
+        // The file input's limit, checked before the text is copied out of the page; the
+        // field then shows what the page holds: nothing.
+        if area.text_length() as usize > MAX_SCRIPT_BYTES {
+            notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
+            fields.update(|f| f.pasted.clear());
+        } else {
+            let text = area.value();
+            fields.update_untracked(|f| f.pasted = text);
+        }
+    });
+    let picked = change(move |ev| {
+        let file = ev
+            .target()
+            .and_then(|t| t.dyn_into::<web_sys::HtmlInputElement>().ok())
+            .and_then(|input| input.files())
+            .and_then(|files| files.get(0));
+        if let Some(file) = file {
+            page.import_file(file);
+        }
+    });
+    view! {
+        <section class="panel sandbox-import" aria-labelledby="import-heading">
+            <h2 id="import-heading">"Replay a script"</h2>
+            <label for="sandbox-import-text">"Paste a breaker script (the JSON of "<code>"resilience-sim breaker FILE"</code>")"</label>
+            <textarea id="sandbox-import-text" data-testid="sandbox-import-text" rows="4" spellcheck="false"
+                prop:value=live(move || fields.with(|f| f.pasted.clone())) on:input=typed></textarea>
+            <div class="button-row">
+                {button(page, Intent::Import, "sandbox-import", "Import and replay", false)}
+                <label class="file-pick">"or a file: "
+                    <input type="file" accept=".json,application/json" data-testid="sandbox-import-file" on:change=picked />
+                </label>
+            </div>
+        </section>
+    }
 }
 
 /// The state line's detail: what the breaker does now, with the countdown and the trials.
@@ -739,13 +1028,15 @@ pub fn rates(s: &BreakerSandbox) -> String {
     }
 }
 
-/// A window cell: its class, its short tag and its words.
-fn cell_words(cell: WindowCell) -> (&'static str, &'static str, &'static str) {
+/// A window cell (`None`: a place not filled yet): its classes, its short tag and its
+/// words.
+fn cell_words(cell: Option<WindowCell>) -> (&'static str, &'static str, &'static str) {
     match cell {
-        WindowCell::Success => ("success", "✓", "success"),
-        WindowCell::Failure => ("failure", "✗", "failure"),
-        WindowCell::SlowSuccess => ("success slow", "slow", "slow success"),
-        WindowCell::SlowFailure => ("failure slow", "slow ✗", "slow failure"),
+        Some(WindowCell::Success) => ("cell success", "✓", "success"),
+        Some(WindowCell::Failure) => ("cell failure", "✗", "failure"),
+        Some(WindowCell::SlowSuccess) => ("cell success slow", "slow", "slow success"),
+        Some(WindowCell::SlowFailure) => ("cell failure slow", "slow ✗", "slow failure"),
+        None => ("cell empty", "", "empty"),
     }
 }
 
@@ -759,155 +1050,55 @@ fn class_of(class: CallClass) -> &'static str {
     }
 }
 
-/// Who answered each call: the ladder, the cache, the last calls.
-pub fn draw_fallback(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
-    let last = s.records().next_back().map(|r| r.rung);
-    h.raw("<section class=\"panel sandbox-fallback\" aria-labelledby=\"fallback-heading\"><h2 id=\"fallback-heading\">The fallback ladder</h2><ol class=\"ladder\" data-testid=\"sandbox-ladder\">");
-    for rung in Rung::ALL {
-        h.raw(if last == Some(rung) {
-            "<li class=\"current\">"
-        } else {
-            "<li>"
-        })
-        .raw(rung.label())
-        .raw("</li>");
-    }
-    h.raw("</ol><p class=\"help\">Two rules the ladder does not show. At its foot, each call fails open (the order goes on without the dependency) or fails closed (no payment without its fraud check): a business decision, written down with its owner. And no rung may call another dependency without its own timeout and breaker: that moves the outage, it does not end it.</p><p data-testid=\"sandbox-rung\">");
-    match last {
-        Some(rung) => h.raw("Last call answered by: ").raw(rung.label()).raw("."),
-        None => h.raw("No call yet."),
-    };
-    h.raw("</p><p data-testid=\"sandbox-cache\">");
+/// One of the last calls: `#3 at 2 s: Success → success; the user got: live answer`.
+fn call(r: &CallRecord) -> String {
+    format!(
+        "#{} at {}: {} → {}; the user got: {}",
+        r.number,
+        clock(r.at),
+        r.sent.map_or("a call", |c| c.label()),
+        r.class.label(),
+        r.rung.label()
+    )
+}
+
+/// What the fallback cache holds.
+fn cache(s: &BreakerSandbox) -> String {
     match s.cache_age() {
-        None => h.raw("The cache is empty."),
-        Some(age) => h
-            .raw("The cache holds an answer ")
-            .text(&clock(age))
-            .raw(" old (")
-            .raw(if s.cache_fresh() {
+        None => "The cache is empty.".to_string(),
+        Some(age) => format!(
+            "The cache holds an answer {} old ({}).",
+            clock(age),
+            if s.cache_fresh() {
                 "young enough to serve"
             } else {
                 "too old to serve"
-            })
-            .raw(")."),
-    };
-    h.raw(" <button type=\"button\" class=\"secondary\" data-act=\"empty-cache\" data-testid=\"sandbox-empty-cache\">Empty the cache</button></p><h3>Last calls, newest first</h3><ul class=\"calls\" data-testid=\"sandbox-calls\">");
-    for r in s.records().rev().take(8) {
-        h.raw("<li class=\"")
-            .raw(class_of(r.class))
-            .raw("\">#")
-            .num(r.number)
-            .raw(" at ")
-            .text(&clock(r.at))
-            .raw(": ")
-            .raw(r.sent.map_or("a call", |c| c.label()))
-            .raw(" → ")
-            .raw(r.class.label())
-            .raw("; the user got: ")
-            .raw(r.rung.label())
-            .raw("</li>");
+            }
+        ),
     }
-    h.raw("</ul></section>");
 }
 
-/// The breaker's events with Resilience4j's names, newest first.
-pub fn draw_log(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
-    h.raw("<section class=\"panel sandbox-log\" aria-labelledby=\"log-heading\"><h2 id=\"log-heading\">Event log</h2><ol class=\"event-log\" data-testid=\"sandbox-log\">");
-    for e in s.events().rev().take(14) {
-        h.raw("<li><span class=\"at\">")
-            .text(&clock(e.event.at()))
-            .raw("</span> <code>")
-            .raw(e.event.name())
-            .raw("</code> ")
-            .text(&e.event.detail())
-            .raw("</li>");
-    }
-    h.raw("</ol></section>");
-}
-
-/// The two misconfigurations, replayed step by step.
-pub fn draw_scenarios(s: &BreakerSandbox, _: &PageNotes, h: &mut String) {
-    h.raw("<section class=\"panel sandbox-scenarios\" aria-labelledby=\"scenarios-heading\"><h2 id=\"scenarios-heading\">Two misconfigurations to replay</h2><ul class=\"scenario-list\">");
-    for sc in SandboxScenario::ALL {
-        h.raw("<li><button type=\"button\" data-act=\"load:")
-            .raw(sc.name())
-            .raw("\" data-testid=\"sandbox-scenario-")
-            .raw(sc.name())
-            .raw("\">")
-            .raw(sc.label())
-            .raw("</button> ")
-            .raw(sc.description())
-            .raw("</li>");
-    }
-    h.raw("</ul><p data-testid=\"sandbox-pending\">");
+/// The scenario's steps still to run.
+pub fn pending(s: &BreakerSandbox) -> String {
     match s.pending().next() {
-        None => h.raw("No scenario step waiting."),
-        Some(next) => h
-            .num(s.pending_len() as u64)
-            .raw(" steps to go; next: ")
-            .text(&next.describe())
-            .raw("."),
-    };
-    let none = if s.pending_len() == 0 {
-        " disabled"
-    } else {
-        ""
-    };
-    h.raw("</p><div class=\"button-row\"><button type=\"button\" data-act=\"step\" data-testid=\"sandbox-step\"")
-        .raw(none)
-        .raw(">Next step</button><button type=\"button\" class=\"secondary\" data-act=\"run-pending\" data-testid=\"sandbox-run-all\"")
-        .raw(none)
-        .raw(">Run the rest</button></div>");
-    // The replay is over and the misconfiguration still in place: say the fix, offer it.
-    if let Some(scenario) = s.fix_to_offer() {
-        let (_, _, words) = scenario.fix();
-        h.raw("<p class=\"fix-prompt\" data-testid=\"sandbox-fix-prompt\">After “")
-            .raw(scenario.label())
-            .raw("” the breaker is ")
-            .raw(s.state().as_str())
-            .raw(". The fix: ")
-            .raw(words)
-            .raw(".</p><button type=\"button\" data-act=\"fix\" data-testid=\"sandbox-fix\">Apply the fix and play the calls again</button>");
+        None => "No scenario step waiting.".to_string(),
+        Some(next) => format!(
+            "{} steps to go; next: {}.",
+            s.pending_len(),
+            next.describe()
+        ),
     }
-    h.raw("</section>");
 }
 
-/// The settings the last claims gave, each next to its claim.
-pub fn draw_claimed(_: &BreakerSandbox, n: &PageNotes, h: &mut String) {
-    if n.claimed.is_empty() {
-        return;
-    }
-    h.raw("<table class=\"claims-table\" data-testid=\"sandbox-claims-list\"><caption>The settings these claims give (applied)</caption><thead><tr><th scope=\"col\">Setting</th><th scope=\"col\">Value</th><th scope=\"col\">Because</th></tr></thead><tbody>");
-    for c in &n.claimed {
-        h.raw("<tr><td><code>")
-            .text(c.name)
-            .raw("</code></td><td>")
-            .text(&c.value)
-            .raw("</td><td>")
-            .text(&c.claim)
-            .raw("</td></tr>");
-    }
-    h.raw("</tbody></table>");
-}
-
-/// The session as the script `resilience-sim breaker FILE` reads, written when asked.
-pub fn draw_exchange(_: &BreakerSandbox, n: &PageNotes, h: &mut String) {
-    h.raw("<section class=\"panel sandbox-script\" aria-labelledby=\"script-heading\"><h2 id=\"script-heading\">The session as a breaker script</h2><p>The JSON that <code>resilience-sim breaker FILE</code> reads: the command line ends in the same state with the same metrics.</p>");
-    match &n.exported {
-        None => {
-            h.raw("<button type=\"button\" data-act=\"export\" data-testid=\"sandbox-export-show\">Write this session as a script</button>");
-        }
-        Some(json) => {
-            h.raw("<textarea aria-label=\"Script of this session\" data-testid=\"sandbox-export\" readonly rows=\"8\" spellcheck=\"false\">")
-                .text(json)
-                .raw("</textarea><div class=\"button-row\"><button type=\"button\" data-act=\"copy\" data-testid=\"sandbox-copy\">Copy</button><a class=\"button secondary\" download=\"breaker-script.json\" data-testid=\"sandbox-download\" href=\"data:application/json;charset=utf-8,")
-                .text(&encode(json))
-                .raw("\">Download</a></div>");
-        }
-    }
-    h.raw("<p role=\"status\" data-testid=\"sandbox-script-note\">")
-        .text(&n.note)
-        .raw("</p></section>");
+/// After a replayed misconfiguration, with it still in place: the fix, in words.
+pub fn fix_prompt(s: &BreakerSandbox) -> Option<String> {
+    let scenario = s.fix_to_offer()?;
+    let (_, _, words) = scenario.fix();
+    Some(format!(
+        "After “{}” the breaker is {}. The fix: {words}.",
+        scenario.label(),
+        s.state().as_str()
+    ))
 }
 
 #[cfg(test)]
@@ -915,9 +1106,12 @@ mod tests {
     use super::*;
     use resilience_sim::scenario::breaker_script::{parse_breaker_script, run_breaker_script};
 
-    fn press(s: &mut BreakerSandbox, act: &str) -> PageNotes {
+    const SUCCESS: Intent = Intent::Send(SandboxCall::Success);
+    const FAILURE: Intent = Intent::Send(SandboxCall::Failure);
+    const SECOND: Intent = Intent::Advance(1000);
+
+    fn press(s: &mut BreakerSandbox, intent: Intent) -> PageNotes {
         let mut notes = PageNotes::default();
-        let intent = Intent::parse(act).unwrap_or_else(|| panic!("{act} is no intent"));
         apply(s, intent, &Fields::default(), &mut notes);
         notes
     }
@@ -927,27 +1121,22 @@ mod tests {
     #[test]
     fn a_replayed_misconfiguration_offers_its_fix() {
         let mut s = BreakerSandbox::default();
-        press(&mut s, "load:notFoundStorm");
-        let mut h = String::new();
-        draw_scenarios(&s, &PageNotes::default(), &mut h);
+        press(&mut s, Intent::Load(SandboxScenario::NotFoundStorm));
+        assert_eq!(pending(&s), "22 steps to go; next: send: Success.");
+        assert_eq!(fix_prompt(&s), None, "not before the steps have run");
+        press(&mut s, Intent::RunPending);
+        assert_eq!(pending(&s), "No scenario step waiting.");
+        let prompt = fix_prompt(&s).unwrap_or_default();
         assert!(
-            !h.contains("sandbox-fix"),
-            "not before the steps have run: {h}"
+            prompt.starts_with(
+                "After “The 404 storm” the breaker is OPEN. The fix: ignore NotFoundException"
+            ),
+            "{prompt}"
         );
-        press(&mut s, "run-pending");
-        let mut h = String::new();
-        draw_scenarios(&s, &PageNotes::default(), &mut h);
-        assert!(
-            h.contains("the breaker is OPEN. The fix: ignore NotFoundException"),
-            "{h}"
-        );
-        assert!(h.contains("data-act=\"fix\""), "{h}");
-        let notes = press(&mut s, "fix");
+        let notes = press(&mut s, Intent::Fix);
         assert!(notes.note.starts_with("Fixed:"), "{notes:?}");
         assert_eq!(s.state(), State::Closed);
-        let mut h = String::new();
-        draw_scenarios(&s, &PageNotes::default(), &mut h);
-        assert!(!h.contains("sandbox-fix"), "{h}");
+        assert_eq!(fix_prompt(&s), None);
     }
 
     /// The issue's default sequence, through the buttons' intents: 5 successes and 4
@@ -957,26 +1146,28 @@ mod tests {
     fn the_default_sequence_through_the_buttons() {
         let mut s = BreakerSandbox::default();
         for _ in 0..5 {
-            press(&mut s, "send:success");
+            press(&mut s, SUCCESS);
         }
         for _ in 0..4 {
-            press(&mut s, "send:failure");
+            press(&mut s, FAILURE);
         }
         assert_eq!(s.state(), State::Closed);
         assert_eq!(
             rates(&s).split(';').next(),
             Some("Not enough calls: 9 of 10")
         );
-        let notes = press(&mut s, "send:failure");
+        let notes = press(&mut s, FAILURE);
         assert_eq!(s.state(), State::Open);
         assert_eq!(notes.path, vec![(State::Closed, State::Open)]);
-        press(&mut s, "send:success");
+        press(&mut s, SUCCESS);
+        let last = s.records().next_back().unwrap();
+        assert_eq!(last.class, CallClass::NotPermitted);
         assert_eq!(
-            s.records().next_back().map(|r| r.class),
-            Some(CallClass::NotPermitted)
+            call(last),
+            "#11 at 0 s: Success → not permitted; the user got: cached answer"
         );
         for _ in 0..10 {
-            press(&mut s, "advance:1000");
+            press(&mut s, SECOND);
         }
         // What the page says at the end of the wait is what the breaker does next.
         assert!(
@@ -984,64 +1175,16 @@ mod tests {
             "{}",
             detail(&s)
         );
-        press(&mut s, "send:success");
+        press(&mut s, SUCCESS);
         assert_eq!(
             s.state(),
             State::Open,
             "at exactly the wait the call is still refused"
         );
-        press(&mut s, "advance:1000");
-        let notes = press(&mut s, "send:success");
+        press(&mut s, SECOND);
+        let notes = press(&mut s, SUCCESS);
         assert_eq!(notes.path, vec![(State::Open, State::HalfOpen)]);
         assert_eq!(detail(&s), "trial calls sent: 1 of 3.");
-    }
-
-    #[test]
-    fn every_button_of_the_page_names_an_intent() {
-        let mut all = String::new();
-        let s = BreakerSandbox::default();
-        let n = PageNotes::default();
-        all.push_str(&actions_html(&Fields::default()));
-        all.push_str(&claims_html(&Fields::default()));
-        all.push_str(IMPORT_FORM);
-        for draw in [draw_fallback, draw_scenarios, draw_exchange] {
-            draw(&s, &n, &mut all);
-        }
-        let acts: Vec<&str> = all
-            .split("data-act=\"")
-            .skip(1)
-            .map(|r| &r[..r.find('"').unwrap()])
-            .collect();
-        assert!(acts.len() >= 17, "{acts:?}");
-        for act in acts {
-            assert!(Intent::parse(act).is_some(), "{act}");
-        }
-        assert_eq!(Intent::parse("send:teapot"), None);
-        assert_eq!(Intent::parse("advance:-1"), None);
-    }
-
-    /// Every field of the page names an entry of `Fields`, and the forms show its values.
-    #[test]
-    fn every_field_of_the_page_is_kept_in_fields() {
-        let mut fields = Fields::default();
-        let html = actions_html(&fields) + &claims_html(&fields) + IMPORT_FORM;
-        let names: Vec<&str> = html
-            .split(" name=\"")
-            .skip(1)
-            .map(|r| &r[..r.find('"').unwrap()])
-            .collect();
-        assert_eq!(
-            names,
-            ["advance", "p995", "incident", "probes", "rps", "answers", "pasted"]
-        );
-        for name in names {
-            assert!(fields.set(name, "7".to_string(), false), "{name}");
-        }
-        assert!(!fields.set("colour", String::new(), false));
-        assert_eq!(fields.claims, ["7", "7", "7", "7"].map(String::from));
-        assert!(!fields.answers_are_errors);
-        assert!(claims_html(&Fields::default())
-            .contains("name=\"p995\" data-testid=\"claims-p995\" value=\"800\""));
     }
 
     #[test]
@@ -1071,16 +1214,13 @@ mod tests {
     #[test]
     fn the_export_replays_to_the_same_state_as_the_cli() {
         let mut s = BreakerSandbox::default();
-        for act in [
-            "send:success",
-            "send:failure",
-            "send:slow",
-            "send:ignored",
-            "advance:1000",
-        ] {
+        for call in SandboxCall::ALL {
             for _ in 0..3 {
-                press(&mut s, act);
+                press(&mut s, Intent::Send(call));
             }
+        }
+        for _ in 0..3 {
+            press(&mut s, SECOND);
         }
         let script = parse_breaker_script(&s.export_json().unwrap()).unwrap();
         let last = run_breaker_script(&script).unwrap().pop().unwrap();
@@ -1089,15 +1229,14 @@ mod tests {
             (last.state, last.buffered, last.failed, last.slow),
             (s.state(), m.buffered, m.failed, m.slow)
         );
-        let notes = press(&mut s, "export");
-        let mut html = String::new();
-        draw_exchange(&s, &notes, &mut html);
+        let notes = press(&mut s, Intent::Export);
+        let json = notes.exported.unwrap_or_default();
         assert!(
-            html.contains("href=\"data:application/json;charset=utf-8,%7B"),
-            "{html}"
+            download_href(&json).starts_with("data:application/json;charset=utf-8,%7B"),
+            "{json}"
         );
         // The next action drops the text it would make stale.
-        let notes = press(&mut s, "send:success");
+        let notes = press(&mut s, SUCCESS);
         assert_eq!(notes.exported, None);
     }
 
@@ -1137,5 +1276,80 @@ mod tests {
             1_000,
             "a refused claim changes nothing"
         );
+    }
+
+    fn control(name: &str) -> &'static Control<SandboxSettings> {
+        SandboxSettings::controls()
+            .iter()
+            .find(|c| c.name == name)
+            .unwrap()
+    }
+
+    /// The settings live in the session: a control sets them there (a refused value
+    /// changes nothing and says why), claims and scenarios too, and one reset clears the
+    /// session, the typed fields and what the page says.
+    #[test]
+    fn the_page_state_has_one_place_for_the_settings_and_one_reset() {
+        let page = Sandbox::new(SandboxSettings::default());
+        let threshold = control("failureRateThreshold");
+        page.set_control(threshold, ControlValue::Number(30.0));
+        assert_eq!(
+            page.session
+                .with_untracked(|s| s.config().failure_rate_threshold),
+            30.0
+        );
+        page.set_control(threshold, ControlValue::Number(1000.0));
+        assert!(
+            page.refused
+                .get_untracked()
+                .is_some_and(|m| m.starts_with("Failure rate threshold")),
+            "{:?}",
+            page.refused.get_untracked()
+        );
+        assert_eq!(
+            page.session
+                .with_untracked(|s| s.config().failure_rate_threshold),
+            30.0
+        );
+        // Claims change the settings: the refusal of an earlier value no longer stands.
+        page.fields
+            .update_untracked(|f| f.claims[0] = "400".to_string());
+        page.act(Intent::Claims);
+        assert_eq!(page.refused.get_untracked(), None);
+        assert_eq!(
+            page.session
+                .with_untracked(|s| s.config().slow_call_duration_threshold),
+            500
+        );
+        page.fields
+            .update_untracked(|f| f.advance_s = "2.5".to_string());
+        page.act(Intent::AdvanceTyped);
+        page.act(FAILURE);
+        page.act(Intent::Export);
+        assert_eq!(page.session.with_untracked(BreakerSandbox::now), 2_500);
+        assert!(page.notes.with_untracked(|n| n.exported.is_some()));
+
+        page.reset();
+        assert_eq!(page.fields.get_untracked(), Fields::default());
+        assert_eq!(page.notes.get_untracked(), PageNotes::default());
+        assert_eq!(page.refused.get_untracked(), None);
+        page.session.with_untracked(|s| {
+            assert_eq!(*s.settings(), SandboxSettings::default());
+            assert_eq!((s.now(), s.calls_total(), s.events_total()), (0, 0, 0));
+        });
+    }
+
+    #[test]
+    fn the_window_cells_say_what_they_are_in_words() {
+        assert_eq!(cell_words(None), ("cell empty", "", "empty"));
+        for cell in [
+            WindowCell::Success,
+            WindowCell::Failure,
+            WindowCell::SlowSuccess,
+            WindowCell::SlowFailure,
+        ] {
+            let (class, tag, words) = cell_words(Some(cell));
+            assert!(class.starts_with("cell ") && !tag.is_empty() && !words.is_empty());
+        }
     }
 }
