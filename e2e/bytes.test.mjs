@@ -17,7 +17,7 @@ const TARGET = 150 * 1024;
 const CEILING_KB = {
   'tick-demos': 183,
   'retry-labs': 182,
-  sandbox: 214,
+  sandbox: 227,
   pool: 176,
   brownout: 224,
   checkout: 201,
