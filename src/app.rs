@@ -17,7 +17,7 @@ use crate::course::landing::{Landing, LANDING};
 use crate::course::overview::Overview;
 use crate::course::tick_demo::TickDemo;
 use crate::embed;
-use crate::nav::{numbered_title, read_location, set_document_title, DemoLink, Location};
+use crate::nav::{read_location, set_document_title, DemoLink, LinkLabel, Location};
 use crate::part::{self, Part};
 use crate::views::html::effect;
 
@@ -301,7 +301,7 @@ pub fn App(pages: Pages) -> impl IntoView {
                         .map(|(number, title)| view! {
                             <li>
                                 <DemoLink number=number location=location class="demo-link" testid="demo-link"
-                                    label=numbered_title(number, title) />
+                                    label=LinkLabel::Numbered(number, title) />
                             </li>
                         })
                         .collect_view()}

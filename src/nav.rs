@@ -2,13 +2,14 @@
 //! link every page uses to open another demo in place. No page imports `app.rs`; the
 //! course frame and the pages all import this module.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
 use crate::embed;
 use crate::part;
 use crate::url_state::UrlState;
-use crate::views::html::{click, effect, live_attr, Html};
+use crate::views::html::{click, effect, live_attr};
 
 /// The query of the page, parsed, with a message per parameter that was left out. Passed
 /// down as a prop: Leptos's context (a map of types to values) would add 2 KB gzip.
@@ -54,15 +55,11 @@ fn push_demo(location: RwSignal<Location>, number: u32) {
     });
 }
 
-/// A demo link's label: its number and its title, for [`DemoLink`] (the title escaped).
-pub fn numbered_title(number: u32, title: &str) -> String {
-    let mut h = String::new();
-    h.raw("<span class=\"demo-number\">")
-        .num(number.into())
-        .raw("</span> <span class=\"demo-title\">")
-        .text(title)
-        .raw("</span>");
-    h
+/// What a [`DemoLink`] shows: words, or a demo's number and title (two spans, which the
+/// course list sets apart).
+pub enum LinkLabel {
+    Text(String),
+    Numbered(u32, &'static str),
 }
 
 /// A link to a demo: a real `?demo=N` link (it can be copied or opened in a new tab) that
@@ -72,14 +69,18 @@ pub fn numbered_title(number: u32, title: &str) -> String {
 pub fn DemoLink(
     number: u32,
     location: RwSignal<Location>,
-    /// What the link shows, as HTML (see `views::html`): typed children would add the
-    /// code of a type-erased view to the wasm.
-    label: String,
+    label: LinkLabel,
     #[prop(optional)] class: &'static str,
     #[prop(optional)] testid: &'static str,
 ) -> impl IntoView {
     let current = move || location.with(|l| !l.landing && !l.overview && l.state.demo == number);
     let embedded = location.with_untracked(|l| l.embed);
+    let label = match label {
+        LinkLabel::Text(text) => Either::Left(text),
+        LinkLabel::Numbered(number, title) => Either::Right(view! {
+            <span class="demo-number">{number}</span>" "<span class="demo-title">{title}</span>
+        }),
+    };
     view! {
         <a href=format!("?demo={number}") class=class data-testid=testid
             target=embedded.then_some("_blank") rel=embedded.then_some("noopener")
@@ -91,8 +92,7 @@ pub fn DemoLink(
                 }
                 e.prevent_default();
                 push_demo(location, number);
-            }) inner_html=label>
-        </a>
+            })>{label}</a>
     }
 }
 

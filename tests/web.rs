@@ -1353,7 +1353,10 @@ async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
     leptos::task::tick().await;
     let scrubber: HtmlInputElement = page.one("call-scrubber").unchecked_into();
     let telling = scrubber.value();
-    assert!(first.starts_with(&format!("Payment: capture order-{telling} at ")), "{first}");
+    assert!(
+        first.starts_with(&format!("Payment: capture order-{telling} at ")),
+        "{first}"
+    );
     scrubber.set_value("42");
     fire(&scrubber, "input").await;
     assert!(
@@ -1376,7 +1379,11 @@ async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
     fire(&scrubber, "input").await;
     assert!(title(&page).starts_with("Payment: capture order-7 at "));
     page.choose("lab-control-bulkheads", "shared").await;
-    assert!(caption(&page).contains("bulkheads: shared;"), "{}", caption(&page));
+    assert!(
+        caption(&page).contains("bulkheads: shared;"),
+        "{}",
+        caption(&page)
+    );
     let shared_row = page
         .one("saga-table")
         .query_selector("tr.current")

@@ -5,8 +5,7 @@
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
-use crate::nav::{numbered_title, DemoLink, Location};
-use crate::views::html::Html;
+use crate::nav::{DemoLink, LinkLabel, Location};
 
 /// The page number the router gives the front page (no demo has it).
 pub const LANDING: u32 = u32::MAX;
@@ -69,7 +68,7 @@ pub fn Landing(location: RwSignal<Location>) -> impl IntoView {
                 view! {
                     <li>
                         <DemoLink number=number location=location class="landing-demo" testid="landing-demo"
-                            label=numbered_title(number, title) />
+                            label=LinkLabel::Numbered(number, title) />
                         <span class="muted">{format!(" about {minutes} min")}</span>
                     </li>
                 }
@@ -93,11 +92,10 @@ pub fn Landing(location: RwSignal<Location>) -> impl IntoView {
                 "Fifteen demos show what timeouts, retries, circuit breakers, bulkheads and fallbacks do to a system in trouble: you predict, step through the run, and see threads fill up, breakers open and retries pile up. Every number comes from a deterministic simulation that behaves as Resilience4j and the other client libraries it models do."
             </p>
             <p class="landing-start">
-                <DemoLink number=1 location=location class="button-link" testid="landing-start" label={
-                    let mut h = String::new();
-                    h.raw("Start with Demo 1: ").text(catalogue::course().next().map_or("", |(_, t)| t));
-                    h
-                } />
+                <DemoLink number=1 location=location class="button-link" testid="landing-start" label=LinkLabel::Text(format!(
+                    "Start with Demo 1: {}",
+                    catalogue::course().next().map_or("", |(_, t)| t)
+                )) />
                 <a href="?overview=1" class="secondary-link">"Teaching it? The course at a glance"</a>
             </p>
             <h2>"The path"</h2>

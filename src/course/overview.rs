@@ -7,7 +7,7 @@ use resilience_sim::scenario::catalogue;
 
 use super::teacher::notes;
 use crate::embed::{site_base, snippets};
-use crate::nav::{DemoLink, Location};
+use crate::nav::{DemoLink, LinkLabel, Location};
 use crate::views::html::{click, Html};
 
 /// The page's predict question, as the demo shows it.
@@ -66,11 +66,8 @@ pub fn Overview(location: RwSignal<Location>) -> impl IntoView {
             view! {
                 <section class="overview-demo" aria-labelledby=format!("overview-{number}") data-testid="overview-demo">
                     <h2 id=format!("overview-{number}")>
-                        <DemoLink number=number location=location label={
-                            let mut l = String::new();
-                            l.raw("Demo ").num(number.into()).raw(": ").text(title);
-                            l
-                        } />
+                        <DemoLink number=number location=location
+                            label=LinkLabel::Text(format!("Demo {number}: {title}")) />
                     </h2>
                     <div inner_html=h></div>
                 </section>

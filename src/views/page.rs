@@ -6,7 +6,7 @@ use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
 
 use super::html::Html;
-use crate::nav::{DemoLink, Location};
+use crate::nav::{DemoLink, LinkLabel, Location};
 
 /// What a page's header says; the texts are the course's (`course::DemoText`,
 /// `course::LabText`).
@@ -67,8 +67,8 @@ pub fn Pager(number: u32, location: RwSignal<Location>) -> impl IntoView {
     let next = Some(number + 1).filter(|n| catalogue::exists(*n));
     Some(view! {
         <nav class="demo-pager" aria-label="Previous and next demo">
-            {previous.map(|n| view! { <DemoLink number=n location=location testid="previous-demo" label=format!("← Demo {n}") /> })}
-            {next.map(|n| view! { <DemoLink number=n location=location testid="next-demo" label=format!("Demo {n} →") /> })}
+            {previous.map(|n| view! { <DemoLink number=n location=location testid="previous-demo" label=LinkLabel::Text(format!("← Demo {n}")) /> })}
+            {next.map(|n| view! { <DemoLink number=n location=location testid="next-demo" label=LinkLabel::Text(format!("Demo {n} →")) /> })}
         </nav>
     })
 }
