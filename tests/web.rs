@@ -353,7 +353,7 @@ async fn a_link_with_a_tick_opens_that_tick() {
 async fn the_demo_list_opens_a_demo() {
     let page = Page::open("demo=1").await;
     let links = page.all("demo-link");
-    assert_eq!(links.len(), 14, "Demos 1-7 and the labs 8-14 are listed");
+    assert_eq!(links.len(), 15, "Demos 1-7 and the labs 8-15 are listed");
     links[4].click();
     leptos::task::tick().await;
     assert_eq!(

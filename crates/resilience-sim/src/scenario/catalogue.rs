@@ -245,7 +245,7 @@ mod tests {
     #[test]
     fn the_course_numbers_its_labs_after_the_tick_demos() {
         let numbers: Vec<u32> = course().map(|(n, _)| n).collect();
-        assert_eq!(numbers, (1..=14).collect::<Vec<_>>());
+        assert_eq!(numbers, (1..=15).collect::<Vec<_>>());
         assert_eq!(lab(8).map(|l| l.lab), Some(Lab::Amplification));
         assert_eq!(lab(9).map(|l| l.lab), Some(Lab::Jitter));
         assert_eq!(lab(10).map(|l| l.lab), Some(Lab::Sandbox));
@@ -254,6 +254,6 @@ mod tests {
         assert_eq!(lab(13).map(|l| l.lab), Some(Lab::Checkout));
         assert_eq!(lab(14).map(|l| l.lab), Some(Lab::BoxOffice));
         assert_eq!(lab(15).map(|l| l.lab), Some(Lab::RetryPolicies));
-        assert!(exists(14) && !exists(15) && !exists(0));
+        assert!(exists(15) && !exists(16) && !exists(0));
     }
 }
