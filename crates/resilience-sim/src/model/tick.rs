@@ -38,7 +38,7 @@ pub use crate::model::window_log::{TrialVerdict, WindowEntry};
 use crate::outcome::Outcome;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
-    CircuitBreaker, CircuitBreakerConfig, SlidingWindowType, State,
+    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, SlidingWindowType, State,
 };
 use crate::Millis;
 
@@ -509,6 +509,8 @@ pub struct TickModel {
     window_log: WindowLog,
     /// The facts of the run so far ([`TickModel::summary`]).
     facts: RunFacts,
+    /// The breaker's events being read (empty between reads): kept to reuse its memory.
+    breaker_events: Vec<CircuitBreakerEvent>,
 }
 
 impl TickModel {
@@ -533,6 +535,7 @@ impl TickModel {
             watch: BreakerWatch::default(),
             window_log: WindowLog::default(),
             facts: RunFacts::default(),
+            breaker_events: Vec::new(),
         })
     }
 
@@ -926,7 +929,9 @@ impl TickModel {
     /// Reads the breaker's events in order; `recorded` is the outcome of the call just
     /// reported to it, if any.
     fn collect_breaker_events(&mut self, recorded: Option<Outcome>) {
-        for event in self.breaker.drain_events() {
+        let mut events = std::mem::take(&mut self.breaker_events);
+        self.breaker.drain_events_into(&mut events);
+        for event in events.drain(..) {
             self.window_log.observe(&event, recorded, &self.breaker);
             let seen = self
                 .watch
@@ -946,6 +951,7 @@ impl TickModel {
                 self.facts.transition_count += 1;
             }
         }
+        self.breaker_events = events;
     }
 }
 

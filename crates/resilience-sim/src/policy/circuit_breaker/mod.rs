@@ -134,6 +134,7 @@ pub mod config;
 pub mod window;
 
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -232,12 +233,12 @@ pub enum CircuitBreakerEvent {
     Error {
         at: Millis,
         duration: Millis,
-        exception: String,
+        exception: Arc<str>,
     },
     IgnoredError {
         at: Millis,
         duration: Millis,
-        exception: String,
+        exception: Arc<str>,
     },
     NotPermitted {
         at: Millis,
@@ -386,11 +387,21 @@ pub struct CircuitBreaker {
     /// may reach `Millis::MAX`, and a timer there must not fire).
     timer_due: Option<Millis>,
     trip_counts: TripCounts,
-    /// Each exception name seen so far, classified (ignored, recorded). The lists never
+    /// Each exception name seen so far, classified. The lists never
     /// change during a breaker's life, and matching a name through the class hierarchy on
     /// every `onError` is its costliest part when a stack fails thousands of times a
-    /// second (Demo 12's retry storm).
-    classified: Vec<(Box<str>, bool, bool)>,
+    /// second (Demo 12's retry storm). The names are shared with the events that carry
+    /// them, so a published error allocates nothing.
+    classified: Vec<(Arc<str>, Classification)>,
+}
+
+/// How a reported exception counts: `ignoreExceptions` is checked first; a recorded one
+/// (any, when `recordExceptions` is empty) is a failure; any other counts as a success.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Classification {
+    Ignored,
+    Failure,
+    Success,
 }
 
 /// Exception names a breaker remembers the classification of (the rest are classified
@@ -448,25 +459,53 @@ impl CircuitBreaker {
         self
     }
 
-    /// Whether `exception` is ignored, and whether it is recorded as a failure.
-    fn classify(&mut self, exception: &str) -> (bool, bool) {
+    /// How `exception` counts.
+    #[inline(always)]
+    fn classify(&mut self, exception: &str) -> Classification {
         if self.config.ignore_exceptions.is_empty() && self.config.record_exceptions.is_empty() {
             // Nothing ignored, everything recorded: no name to match.
-            return (false, true);
+            return Classification::Failure;
         }
-        if let Some(&(_, ignored, recorded)) = self
+        self.classify_by_name(exception)
+    }
+
+    #[inline(never)]
+    fn classify_by_name(&mut self, exception: &str) -> Classification {
+        if let Some(&(_, classification)) = self
             .classified
             .iter()
-            .find(|(name, _, _)| &**name == exception)
+            .find(|(name, _)| &**name == exception)
         {
-            return (ignored, recorded);
+            return classification;
         }
-        let ignored = self.config.is_ignored(exception);
-        let recorded = self.config.is_recorded(exception);
+        let classification = if self.config.is_ignored(exception) {
+            Classification::Ignored
+        } else if self.config.is_recorded(exception) {
+            Classification::Failure
+        } else {
+            Classification::Success
+        };
         if self.classified.len() < CLASSIFIED_NAMES {
-            self.classified.push((exception.into(), ignored, recorded));
+            self.classified.push((exception.into(), classification));
         }
-        (ignored, recorded)
+        classification
+    }
+
+    /// `exception` as an event carries it: the remembered name when there is one (the
+    /// classification, already made, is remembered with a new name while there is room).
+    fn event_name(&mut self, exception: &str, classification: Classification) -> Arc<str> {
+        if let Some((name, _)) = self
+            .classified
+            .iter()
+            .find(|(name, _)| &**name == exception)
+        {
+            return Arc::clone(name);
+        }
+        let name: Arc<str> = exception.into();
+        if self.classified.len() < CLASSIFIED_NAMES {
+            self.classified.push((Arc::clone(&name), classification));
+        }
+        name
     }
 
     pub fn config(&self) -> &CircuitBreakerConfig {
@@ -501,7 +540,7 @@ impl CircuitBreaker {
     /// `opened_at + wait`) and `maxWaitDurationInHalfOpenState`, in time order, each event
     /// stamped with the instant its timer fired. Every operation taking `now` calls this
     /// first. Time never goes backwards: an earlier `now` is ignored.
-    #[inline]
+    #[inline(always)]
     pub fn advance_to(&mut self, now: Millis) {
         if now < self.now {
             return;
@@ -691,10 +730,7 @@ impl CircuitBreaker {
     pub fn try_on_success(&mut self, now: Millis, duration: Millis) -> Result<(), BreakerError> {
         self.advance_to(now);
         if self.publishing(false) {
-            self.events.push(CircuitBreakerEvent::Success {
-                at: self.now,
-                duration,
-            });
+            self.publish_outcome(duration, None);
         }
         self.record(WindowCell::new(
             false,
@@ -720,31 +756,17 @@ impl CircuitBreaker {
         exception: &str,
     ) -> Result<(), BreakerError> {
         self.advance_to(now);
-        let (ignored, failure) = self.classify(exception);
-        if ignored {
+        let classification = self.classify(exception);
+        if classification == Classification::Ignored {
             self.release_permission();
             if self.publishing(false) {
-                self.events.push(CircuitBreakerEvent::IgnoredError {
-                    at: self.now,
-                    duration,
-                    exception: exception.to_owned(),
-                });
+                self.publish_ignored(duration, exception);
             }
             return Ok(());
         }
+        let failure = classification == Classification::Failure;
         if self.publishing(false) {
-            self.events.push(if failure {
-                CircuitBreakerEvent::Error {
-                    at: self.now,
-                    duration,
-                    exception: exception.to_owned(),
-                }
-            } else {
-                CircuitBreakerEvent::Success {
-                    at: self.now,
-                    duration,
-                }
-            });
+            self.publish_outcome(duration, failure.then_some(exception));
         }
         self.record(WindowCell::new(
             failure,
@@ -757,10 +779,16 @@ impl CircuitBreaker {
     #[inline(always)]
     fn record(&mut self, cell: WindowCell) -> Result<(), BreakerError> {
         if self.state == State::Closed {
-            // The hot path: kept inline, everything rare is out of line.
+            // The hot path, a full COUNT_BASED window in CLOSED below both thresholds,
+            // compares counts and passes nothing through memory; the rest is out of line.
             let snapshot = self.window.record(self.now, cell);
-            if let Verdict::Exceeded { failure, slow } = self.verdict(snapshot) {
-                self.trip(snapshot, failure, slow);
+            let below_by_counts = snapshot.calls == self.trip_counts.calls
+                && snapshot.calls >= self.minimum_calls
+                && snapshot.calls > 0
+                && snapshot.failed < self.trip_counts.failed
+                && snapshot.slow < self.trip_counts.slow;
+            if !below_by_counts {
+                self.apply_closed_rule();
             }
             Ok(())
         } else {
@@ -768,10 +796,14 @@ impl CircuitBreaker {
         }
     }
 
-    #[cold]
-    fn trip(&mut self, snapshot: Snapshot, failure: bool, slow: bool) {
-        self.report_crossing(snapshot, failure, slow);
-        self.enter(State::Open, self.now);
+    /// CLOSED's rule: open when a rate reaches its threshold.
+    #[inline(never)]
+    fn apply_closed_rule(&mut self) {
+        let snapshot = self.window.snapshot();
+        if let Verdict::Exceeded { failure, slow } = self.verdict(snapshot) {
+            self.report_crossing(snapshot, failure, slow);
+            self.enter(State::Open, self.now);
+        }
     }
 
     fn record_elsewhere(&mut self, cell: WindowCell) -> Result<(), BreakerError> {
@@ -823,7 +855,21 @@ impl CircuitBreaker {
                 snapshot.failed >= self.trip_counts.failed,
                 snapshot.slow >= self.trip_counts.slow,
             )
-        } else if self.window.capacity() == Some(snapshot.calls) {
+        } else {
+            self.rates_reached(snapshot)
+        };
+        if failure || slow {
+            Verdict::Exceeded { failure, slow }
+        } else {
+            Verdict::Below
+        }
+    }
+
+    /// [`Self::verdict`] off the hot path: whether each rate reaches its threshold, for a
+    /// window that is not full (or has just become full).
+    #[inline(never)]
+    fn rates_reached(&mut self, snapshot: Snapshot) -> (bool, bool) {
+        if self.window.capacity() == Some(snapshot.calls) {
             // A full COUNT_BASED window: the number of calls stays put from now on.
             self.cache_trip_counts(snapshot.calls);
             (
@@ -843,11 +889,6 @@ impl CircuitBreaker {
                     self.config.slow_call_rate_threshold,
                 ),
             )
-        };
-        if failure || slow {
-            Verdict::Exceeded { failure, slow }
-        } else {
-            Verdict::Below
         }
     }
 
@@ -872,6 +913,34 @@ impl CircuitBreaker {
                 rate: snapshot.slow_call_rate(),
             });
         }
+    }
+
+    /// Keeps the event of a recorded outcome: `Error` with the exception of a failure,
+    /// else `Success`. Out of line, and built here rather than by the caller, so the calls
+    /// that keep no event need no stack frame (in wasm an event passed by value lives in
+    /// memory, and its frame costs every call).
+    #[inline(never)]
+    fn publish_outcome(&mut self, duration: Millis, failure: Option<&str>) {
+        let at = self.now;
+        let event = match failure {
+            Some(exception) => CircuitBreakerEvent::Error {
+                at,
+                duration,
+                exception: self.event_name(exception, Classification::Failure),
+            },
+            None => CircuitBreakerEvent::Success { at, duration },
+        };
+        self.events.push(event);
+    }
+
+    #[inline(never)]
+    fn publish_ignored(&mut self, duration: Millis, exception: &str) {
+        let exception = self.event_name(exception, Classification::Ignored);
+        self.events.push(CircuitBreakerEvent::IgnoredError {
+            at: self.now,
+            duration,
+            exception,
+        });
     }
 
     /// Would an event be kept now? State transitions and resets (`forced`) always are;
@@ -1069,6 +1138,14 @@ impl CircuitBreaker {
     /// Events since the last drain, oldest first.
     pub fn drain_events(&mut self) -> Vec<CircuitBreakerEvent> {
         std::mem::take(&mut self.events)
+    }
+
+    /// [`Self::drain_events`] into `buffer` (emptied first), which the breaker takes in
+    /// exchange: a model that drains after every call reuses two buffers instead of
+    /// allocating a new one each time.
+    pub fn drain_events_into(&mut self, buffer: &mut Vec<CircuitBreakerEvent>) {
+        buffer.clear();
+        std::mem::swap(&mut self.events, buffer);
     }
 
     /// Events not yet drained.

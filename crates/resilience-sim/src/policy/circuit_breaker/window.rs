@@ -91,44 +91,54 @@ impl Snapshot {
 /// slow_failed), so that recording an outcome is a single wide addition and the totals are
 /// always read and written whole (no partial-register or store-forwarding stalls).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-struct Packed(u128);
+struct Packed {
+    /// calls (low 32 bits) and failed (high 32 bits).
+    lo: u64,
+    /// slow (low 32 bits) and slow_failed (high 32 bits).
+    hi: u64,
+}
 
 impl Packed {
-    /// What one outcome adds to each lane.
-    const DELTA: [u128; 4] = [
-        1,                               // Success
-        1 | 1 << 32,                     // Failure
-        1 | 1 << 64,                     // SlowSuccess
-        1 | 1 << 32 | 1 << 64 | 1 << 96, // SlowFailure
-    ];
+    /// What one outcome adds to each half, computed from its two bits (no table to load).
+    #[inline(always)]
+    fn delta(cell: WindowCell) -> (u64, u64) {
+        let failed = u64::from(cell as u8 & 1);
+        let slow = u64::from(cell as u8 >> 1);
+        (1 | failed << 32, slow | (slow & failed) << 32)
+    }
 
     #[inline(always)]
     fn add(&mut self, cell: WindowCell) {
-        self.0 = self.0.wrapping_add(Self::DELTA[cell as usize]);
+        let (lo, hi) = Self::delta(cell);
+        self.lo = self.lo.wrapping_add(lo);
+        self.hi = self.hi.wrapping_add(hi);
     }
 
     #[inline(always)]
     fn remove(&mut self, cell: WindowCell) {
-        self.0 = self.0.wrapping_sub(Self::DELTA[cell as usize]);
+        let (lo, hi) = Self::delta(cell);
+        self.lo = self.lo.wrapping_sub(lo);
+        self.hi = self.hi.wrapping_sub(hi);
     }
 
     #[inline(always)]
     fn remove_all(&mut self, other: Packed) {
-        self.0 = self.0.wrapping_sub(other.0);
+        self.lo = self.lo.wrapping_sub(other.lo);
+        self.hi = self.hi.wrapping_sub(other.hi);
     }
 
     #[inline(always)]
     fn calls(self) -> u32 {
-        self.0 as u32
+        self.lo as u32
     }
 
     #[inline(always)]
     fn snapshot(self) -> Snapshot {
         Snapshot {
-            calls: self.0 as u32,
-            failed: (self.0 >> 32) as u32,
-            slow: (self.0 >> 64) as u32,
-            slow_failed: (self.0 >> 96) as u32,
+            calls: self.lo as u32,
+            failed: (self.lo >> 32) as u32,
+            slow: self.hi as u32,
+            slow_failed: (self.hi >> 32) as u32,
         }
     }
 }
@@ -258,6 +268,29 @@ impl SlidingWindow {
     /// keeps no cell but counts it in its totals.
     #[inline(always)]
     pub fn record(&mut self, now: Millis, cell: WindowCell) -> Snapshot {
+        // The hot path, a full ring, is inline; the rest is out of line, so a caller that
+        // records millions of outcomes stays small enough for a wasm engine to compile well.
+        if let WindowKind::CountBased(size) = self.kind {
+            let full = self.cells.len() >= size as usize;
+            if let (true, Some(oldest)) = (full, self.cells.get_mut(self.next)) {
+                self.total.remove(*oldest);
+                *oldest = cell;
+                self.next += 1;
+                if self.next >= size as usize {
+                    self.next = 0;
+                }
+                self.total.add(cell);
+                return self.total.snapshot();
+            }
+        }
+        self.record_elsewhere(now, cell);
+        self.total.snapshot()
+    }
+
+    /// [`Self::record`] in a ring still filling, a time window or an empty one (returning
+    /// nothing: in wasm a returned `Snapshot` goes through memory).
+    #[inline(never)]
+    fn record_elsewhere(&mut self, now: Millis, cell: WindowCell) {
         match self.kind {
             WindowKind::CountBased(size) => {
                 let size = size.max(1) as usize;
@@ -296,7 +329,6 @@ impl SlidingWindow {
             // records here (those states record nothing themselves).
             WindowKind::Empty => self.total.add(cell),
         }
-        self.total.snapshot()
     }
 
     /// Moves a TIME_BASED window to the second containing `now`, dropping every bucket that
