@@ -434,7 +434,35 @@ pub enum TickEvent {
     /// A payment failed: the order could not be placed (no fallback).
     PaymentFailed { call: u64 },
     /// A scripted change or a learner's select took effect at this tick.
-    SettingChanged { what: String },
+    SettingChanged {
+        #[serde(rename = "what", serialize_with = "serialize_change")]
+        change: SettingChange,
+    },
+}
+
+/// A change of one of the tick model's selects. Typed rather than written out, so a tick's
+/// events hold no memory to free (in JSON it is the sentence, as the narration says it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SettingChange {
+    Behaviour(Behaviour),
+    Protection(Protection),
+}
+
+impl SettingChange {
+    /// The change in words: "protection is now ...".
+    pub fn describe(self) -> String {
+        match self {
+            SettingChange::Behaviour(b) => format!("recommendations is now {}", b.describe()),
+            SettingChange::Protection(p) => format!("protection is now {}", p.describe()),
+        }
+    }
+}
+
+fn serialize_change<S: serde::Serializer>(
+    change: &SettingChange,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&change.describe())
 }
 
 /// A worker thread held by a call in flight.
@@ -657,7 +685,7 @@ impl TickModel {
         if self.config.behaviour != behaviour {
             self.config.behaviour = behaviour;
             self.pending_changes.push(TickEvent::SettingChanged {
-                what: format!("recommendations is now {}", behaviour.describe()),
+                change: SettingChange::Behaviour(behaviour),
             });
         }
     }
@@ -668,7 +696,7 @@ impl TickModel {
         if self.config.protection != protection {
             self.config.protection = protection;
             self.pending_changes.push(TickEvent::SettingChanged {
-                what: format!("protection is now {}", protection.describe()),
+                change: SettingChange::Protection(protection),
             });
         }
     }
@@ -929,13 +957,16 @@ impl TickModel {
     /// Reads the breaker's events in order; `recorded` is the outcome of the call just
     /// reported to it, if any.
     fn collect_breaker_events(&mut self, recorded: Option<Outcome>) {
-        let mut events = std::mem::take(&mut self.breaker_events);
-        self.breaker.drain_events_into(&mut events);
-        for event in events.drain(..) {
-            self.window_log.observe(&event, recorded, &self.breaker);
+        if self.breaker.pending_events().is_empty() {
+            // Most permissions in CLOSED: nothing happened.
+            return;
+        }
+        self.breaker.drain_events_into(&mut self.breaker_events);
+        for event in &self.breaker_events {
+            self.window_log.observe(event, recorded, &self.breaker);
             let seen = self
                 .watch
-                .observe(&event, self.tick, &self.config.circuit_breaker);
+                .observe(event, self.tick, &self.config.circuit_breaker);
             if let Some((from, to, reason)) = seen {
                 self.last_events
                     .push(TickEvent::BreakerTransition { from, to });
@@ -951,7 +982,7 @@ impl TickModel {
                 self.facts.transition_count += 1;
             }
         }
-        self.breaker_events = events;
+        self.breaker_events.clear();
     }
 }
 
@@ -1026,7 +1057,7 @@ impl TickEvent {
             TickEvent::PaymentFailed { .. } => {
                 "The payment failed: this order could not be placed.".to_string()
             }
-            TickEvent::SettingChanged { what } => format!("Change: {what}."),
+            TickEvent::SettingChanged { change } => format!("Change: {}.", change.describe()),
         }
     }
 }

@@ -266,7 +266,15 @@ impl SemaphoreBulkhead {
         self.finished_calls
     }
 
+    #[inline(always)]
     fn retire_expired(&mut self, now: Millis) {
+        // Nobody waits in most bulkheads: no call for them.
+        if !self.waiters.is_empty() {
+            self.retire_expired_waiters(now);
+        }
+    }
+
+    fn retire_expired_waiters(&mut self, now: Millis) {
         let before = self.waiters.len();
         let expired = &mut self.expired;
         self.waiters.retain(|w| {
