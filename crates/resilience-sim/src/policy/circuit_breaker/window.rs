@@ -87,9 +87,10 @@ impl Snapshot {
     }
 }
 
-/// Running totals packed in one integer, four 32-bit lanes (calls, failed, slow,
-/// slow_failed), so that recording an outcome is a single wide addition and the totals are
-/// always read and written whole (no partial-register or store-forwarding stalls).
+/// Running totals in four 32-bit lanes (calls, failed, slow, slow_failed) packed in two
+/// `u64`s: recording an outcome is two additions, and the totals are always read and
+/// written whole (no partial-register or store-forwarding stalls). Two halves rather than
+/// one `u128`, whose addition wasm makes in several steps (docs/performance.md).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 struct Packed {
     /// calls (low 32 bits) and failed (high 32 bits).
