@@ -21,7 +21,7 @@ const CEILING_KB = {
   pool: 176,
   brownout: 224,
   checkout: 201,
-  boxoffice: 428,
+  boxoffice: 429,
   'retry-policies': 205,
 };
 const PAGES = [
