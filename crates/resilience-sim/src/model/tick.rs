@@ -1067,6 +1067,29 @@ mod tests {
     use super::*;
     use crate::scenario::catalogue;
 
+    /// A setting change is typed in the model, but its JSON (the CLI's trace) is the
+    /// sentence the narration says, as it was when the event held the sentence itself.
+    #[test]
+    fn a_setting_change_is_written_as_its_sentence() {
+        let mut model = TickModel::new(TickConfig::new(Behaviour::Slow, Protection::None)).unwrap();
+        model.set_protection(Protection::Bulkhead);
+        model.set_behaviour(Behaviour::Failing);
+        let events = model.step().to_vec();
+        let json: Vec<String> = events
+            .iter()
+            .filter(|e| matches!(e, TickEvent::SettingChanged { .. }))
+            .map(|e| serde_json::to_string(e).unwrap())
+            .collect();
+        assert_eq!(
+            json,
+            [
+                r#"{"kind":"setting_changed","what":"protection is now bulkhead"}"#,
+                r#"{"kind":"setting_changed","what":"recommendations is now failing"}"#,
+            ]
+        );
+        assert_eq!(events[0].narrate(), "Change: protection is now bulkhead.");
+    }
+
     #[test]
     fn protection_names_round_trip_and_are_serdes() {
         for p in Protection::ALL {
