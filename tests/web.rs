@@ -1384,24 +1384,22 @@ async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
         "{}",
         caption(&page)
     );
-    let shared_row = page
-        .one("saga-table")
-        .query_selector("tr.current")
-        .unwrap()
-        .and_then(|r| r.text_content())
-        .unwrap_or_default();
+    // The text of the saga table's current row, or of `part` of it.
+    let current_row = |part: &str| {
+        page.one("saga-table")
+            .query_selector(&format!("tr.current{part}"))
+            .unwrap()
+            .and_then(|r| r.text_content())
+            .unwrap_or_default()
+    };
+    let shared_row = current_row("");
     assert!(shared_row.starts_with("lost-response"), "{shared_row}");
 
     page.click("lab-reset").await;
     assert_eq!(title(&page), first);
     assert_eq!(scrubber.value(), telling);
     assert_eq!(caption(&page), spec);
-    let current = page
-        .one("saga-table")
-        .query_selector("tr.current th")
-        .unwrap()
-        .and_then(|r| r.text_content())
-        .unwrap_or_default();
+    let current = current_row(" th");
     assert_eq!(current, "decline-storm");
     assert!(page.text("checkout-counts").contains("A bulkhead each"));
 }

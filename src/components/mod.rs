@@ -84,15 +84,29 @@ pub struct ControlBinding {
 /// The binding of `control` to the lab's state.
 pub fn bind<L: LabModel>(state: LabState<L>, control: &'static Control<L>) -> ControlBinding {
     let session = state.session;
+    bind_to(
+        control,
+        move |read| session.with(|s| read(s.config())),
+        Callback::new(move |value| state.set(control, value)),
+    )
+}
+
+/// The binding of `control` to any settings: `with` lends them (tracked) to a reader, and
+/// `change` applies a new value. For pages whose settings are not a [`LabState`]'s.
+pub fn bind_to<C: 'static>(
+    control: &'static Control<C>,
+    with: impl Fn(&dyn Fn(&C) -> String) -> String + Copy + Send + Sync + 'static,
+    change: Callback<ControlValue>,
+) -> ControlBinding {
     ControlBinding {
         name: control.name,
         label: control.label,
         help: control.help,
         kind: control.kind,
         section: control.section,
-        value: Signal::derive(move || session.with(|s| control.text(s.config()))),
-        shown: Signal::derive(move || session.with(|s| control.display(s.config()))),
-        change: Callback::new(move |value| state.set(control, value)),
+        value: Signal::derive(move || with(&|c| control.text(c))),
+        shown: Signal::derive(move || with(&|c| control.display(c))),
+        change,
     }
 }
 

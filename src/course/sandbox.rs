@@ -37,7 +37,7 @@ use resilience_sim::Millis;
 use wasm_bindgen::JsCast;
 
 use super::lab_frame::{config_from_link, link_of, LabFrame, LabTools};
-use crate::components::{message, ControlBinding};
+use crate::components::{bind_to, message, ControlBinding};
 use crate::format::trim;
 use crate::nav::{address_follows, current_query, Location};
 use crate::tools::{self, ConfigText};
@@ -424,22 +424,17 @@ impl Sandbox {
 }
 
 /// The binding of one control to the session's settings (`settings`, derived from the
-/// session), compiled once for every control like [`crate::components::bind`].
+/// session).
 fn bind(
     page: Sandbox,
     settings: Memo<SandboxSettings>,
     control: &'static Control<SandboxSettings>,
 ) -> ControlBinding {
-    ControlBinding {
-        name: control.name,
-        label: control.label,
-        help: control.help,
-        kind: control.kind,
-        section: control.section,
-        value: Signal::derive(move || settings.with(|s| control.text(s))),
-        shown: Signal::derive(move || settings.with(|s| control.display(s))),
-        change: Callback::new(move |value| page.set_control(control, value)),
-    }
+    bind_to(
+        control,
+        move |read| settings.with(|s| read(s)),
+        Callback::new(move |value| page.set_control(control, value)),
+    )
 }
 
 #[component]
