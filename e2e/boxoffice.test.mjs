@@ -166,6 +166,55 @@ test('Demo 14: the learner changes the system by keyboard and by mouse; the link
   await again.page.close();
 });
 
+// Drags a box of the diagram onto another with the mouse, by way of a point past its edge
+// (so the line that follows the pointer shows), and returns the line's count on the way.
+async function drag(page, from, to) {
+  await page.getByTestId('box-system').scrollIntoViewIfNeeded();
+  const a = await from.locator('.box-frame').boundingBox();
+  const b = await to.locator('.box-frame').boundingBox();
+  await page.mouse.move(a.x + a.width / 2, a.y + a.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(a.x + a.width + 25, a.y + a.height / 2, { steps: 5 });
+  const lines = await page.locator('[data-testid=box-system] .box-draft[d]').count();
+  await page.mouse.move(b.x + b.width / 2, b.y + b.height / 2, { steps: 8 });
+  await page.mouse.up();
+  return lines;
+}
+
+test('Demo 14: a client dragged onto a dependency connects the endpoint its users call', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14');
+  await ran(page);
+  const system = page.getByTestId('box-system');
+  const note = page.getByTestId('box-drag-note');
+  const holds = system.locator('[data-component=clients]').filter({ hasText: 'holds' });
+  const payment = system.locator('[data-component=dependency]').filter({ hasText: 'payment' });
+  // In the list: payment is called by purchase (endpoints in name order: catalog, hold,
+  // purchase), not by hold.
+  assert.equal(await page.locator('#box-call-0-1').isChecked(), false);
+  assert.equal(await drag(page, holds, payment), 1, 'a line follows the pointer');
+  assert.equal(await system.locator('.box-draft[d]').count(), 0, 'and goes when the button is up');
+  assert.match(await note.textContent(), /^hold now calls payment: the run is made again\.$/);
+  await page.waitForFunction(() => location.search.includes('edits='));
+  await ran(page);
+  assert.equal(await page.locator('#box-call-0-1').isChecked(), true);
+  assert.match(await page.getByTestId('box-edit-summary').textContent(), /Your own system/);
+  // Again: nothing to do, and the page says why.
+  await drag(page, holds, payment);
+  assert.equal(await note.textContent(), 'hold already calls payment.');
+  // A replica serves three endpoints: which one calls payment is the learner's to say.
+  await drag(page, system.locator('[data-component=replicas]').first(), payment);
+  assert.match(await note.textContent(), /^A replica serves catalog, hold, purchase: drag from the clients/);
+  // Dropped on nothing: nothing changes.
+  await drag(page, holds, system.locator('[data-component=door]'));
+  assert.equal(await note.textContent(), 'Drop it on a dependency to connect them.');
+  // A click on a box is still a click: its entry in the list.
+  await payment.click();
+  await page.waitForFunction(() => document.activeElement?.id === 'box-edit-dependency-0');
+  await screenshot(page, 'demo-14-drag');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('Demo 14: the learner adds a fault to the timeline, moves it, and the run follows', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=14');
   await ran(page);

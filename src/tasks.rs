@@ -148,3 +148,23 @@ fn soon(task: impl FnOnce() + 'static) {
         set_timeout(task, Duration::ZERO);
     }
 }
+
+/// What `source` computes, a task later: a view that reads the copy is redrawn in a task of
+/// its own, not in the task that changed the source. A page whose one change redraws much
+/// (a run installed: its text, its diagram, its charts) spreads the redraws over tasks, so
+/// none holds the browser for long. Only changes are copied, in order.
+pub fn in_next_task<T>(source: impl Fn() -> T + Send + Sync + 'static) -> Signal<T>
+where
+    T: Clone + PartialEq + Send + Sync + 'static,
+{
+    let copy = RwSignal::new(untrack(&source));
+    Effect::new(move |_| {
+        let value = source();
+        if copy.with_untracked(|c| *c != value) {
+            soon(move || {
+                copy.try_set(value);
+            });
+        }
+    });
+    copy.into()
+}

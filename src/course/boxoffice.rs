@@ -26,7 +26,7 @@ use super::lab_frame::{deferred_lab_state, tools_with_instances, LabFrame};
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::trim;
 use crate::nav::Location;
-use crate::tasks::{Step, Stepped};
+use crate::tasks::{in_next_task, Step, Stepped};
 use crate::url_state::encode;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{aria_bool, click, live, live_attr};
@@ -463,6 +463,8 @@ pub struct BoxOfficeView {
     comparing: RwSignal<bool>,
     /// Why the last edit or import was refused.
     edit_note: RwSignal<Option<String>>,
+    /// What the last drag in the diagram did (or why it did nothing).
+    drag_note: RwSignal<Option<String>>,
     /// The id of the field that had the focus when an edit redrew the list.
     refocus: StoredValue<Option<String>>,
 }
@@ -479,6 +481,7 @@ impl BoxOfficeView {
             compare: RwSignal::new(Vec::new()),
             comparing: RwSignal::new(false),
             edit_note: RwSignal::new(None),
+            drag_note: RwSignal::new(None),
             refocus: StoredValue::new(None),
         }
     }
@@ -491,6 +494,7 @@ impl BoxOfficeView {
         self.checked.set(false);
         self.compare.set(Vec::new());
         self.comparing.set(false);
+        self.drag_note.set(None);
     }
 }
 
@@ -818,6 +822,25 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
             Err(e) => view.edit_note.set(Some(message::<BoxOfficeLab>(&e))),
         }
     });
+    // A box dragged onto a dependency: the connection is an edit like the list's, and
+    // what became of it is said under the diagram, where the learner is looking.
+    let on_connect = Callback::new(move |asked: Result<Edit, String>| match asked {
+        Ok(edit) => {
+            let done = match &edit {
+                Edit::Connect {
+                    endpoint,
+                    dependency,
+                    ..
+                } => format!("{endpoint} now calls {dependency}: the run is made again."),
+                _ => String::new(),
+            };
+            on_edit.run(edit);
+            // Refused by the engine after all: its reason, as the list view would say it.
+            let said = view.edit_note.get_untracked().unwrap_or(done);
+            view.drag_note.set(Some(said));
+        }
+        Err(why) => view.drag_note.set(Some(why)),
+    });
     // The list is drawn again after an edit: the focus goes back to the field it was on.
     Effect::new(move |_| {
         topology.track();
@@ -861,23 +884,24 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
             }
         })
     };
-    let classes = Signal::from(Memo::new(move |_| {
+    // The charts are drawn in tasks of their own after a run is installed.
+    let classes = in_next_task(move || {
         session.with(|s| {
             s.run()
                 .as_ref()
                 .map_or_else(|_| ChartSpec::empty(), classes_chart)
         })
-    }));
+    });
     let classes_text = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(classes_summary).unwrap_or_default())
     });
-    let outcomes = Signal::from(Memo::new(move |_| {
+    let outcomes = in_next_task(move || {
         session.with(|s| {
             s.run()
                 .as_ref()
                 .map_or_else(|_| ChartSpec::empty(), outcomes_chart)
         })
-    }));
+    });
     let outcomes_text = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(outcomes_summary).unwrap_or_default())
     });
@@ -1060,7 +1084,8 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                     </label>
                 </div>
                 <p class="box-second" data-testid="box-second">{second_text}</p>
-                <SystemDiagram topology=topology layout=layout second=second on_pick=pick />
+                <SystemDiagram topology=topology layout=layout second=second on_pick=pick on_connect=on_connect />
+                <p class="muted box-drag-note" role="status" data-testid="box-drag-note">{move || view.drag_note.get()}</p>
                 <p class="muted box-legend">
                     <span class="key dot-ok">"in time"</span>
                     <span class="key dot-late">"late or fallback"</span>
@@ -1070,6 +1095,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                     <span class="key cell-payment">"waiting on payment"</span>
                     <span class="key cell-local">"local work"</span>
                     <span class="key cell-free">"free"</span>
+                    " To connect an endpoint to a dependency, drag from its clients to the dependency with a mouse or pen (or tick it in the list below)."
                 </p>
             </section>
             <Figure spec=classes summary=classes_text testid="box-classes"

@@ -16,6 +16,7 @@
 use std::collections::BTreeMap;
 
 use leptos::prelude::*;
+use resilience_sim::model::boxoffice::edit::Edit;
 use resilience_sim::model::boxoffice::report::{KeyRow, Second};
 use resilience_sim::model::boxoffice::topology::{QueueOrder, Topology};
 
@@ -294,6 +295,56 @@ pub fn layout(t: &Topology, replicas: usize) -> Layout {
         per_cell,
         cells,
     }
+}
+
+// ---- connecting by dragging ---------------------------------------------------------------
+
+/// A box dragged onto dependency `dependency`: the connection it asks for. From a client,
+/// the endpoint its users call now calls the dependency too. From a replica, the one
+/// endpoint it serves does; a replica serving several endpoints cannot say which, so the
+/// learner is sent to the clients (or the list view). Anything else is refused with a
+/// sentence the page shows.
+pub fn connect_by_drag(t: &Topology, from: &NodeKind, dependency: &str) -> Result<Edit, String> {
+    let endpoint = match from {
+        NodeKind::Client(name) => t
+            .clients
+            .get(name)
+            .map(|c| c.endpoint.clone())
+            .ok_or_else(|| format!("There is no client “{name}” any more."))?,
+        NodeKind::Replica(_) => {
+            let mut endpoints = t.replicas.endpoints.keys();
+            match (endpoints.next(), endpoints.next()) {
+                (Some(only), None) => only.clone(),
+                _ => {
+                    let all: Vec<&str> = t.replicas.endpoints.keys().map(String::as_str).collect();
+                    return Err(format!(
+                        "A replica serves {}: drag from the clients whose endpoint should call {dependency}, or tick it in the list below.",
+                        all.join(", ")
+                    ));
+                }
+            }
+        }
+        NodeKind::Door | NodeKind::Queue | NodeKind::Dependency(_) => {
+            return Err(
+                "Drag from a client or a replica to a dependency to connect them.".to_string(),
+            );
+        }
+    };
+    if !t.dependencies.contains_key(dependency) {
+        return Err("Drop it on a dependency to connect them.".to_string());
+    }
+    if t.replicas
+        .endpoints
+        .get(&endpoint)
+        .is_some_and(|e| e.calls.iter().any(|c| c == dependency))
+    {
+        return Err(format!("{endpoint} already calls {dependency}."));
+    }
+    Ok(Edit::Connect {
+        endpoint,
+        dependency: dependency.to_string(),
+        on: true,
+    })
 }
 
 // ---- what each box says at a second --------------------------------------------------------
@@ -671,13 +722,20 @@ pub fn SystemDiagram(
     second: Memo<Option<Second>>,
     /// A box clicked: the component it stands for.
     on_pick: Callback<NodeKind>,
+    /// A client or replica dragged onto a dependency: the connection it asks for, or why
+    /// there is none ([`connect_by_drag`]).
+    on_connect: Callback<Result<Edit, String>>,
 ) -> impl IntoView {
+    // The drag under way, if any. A touch moves the page rather than drawing a
+    // connection (the diagram scrolls on a phone): touch and keyboard use the list view.
+    let drag = RwSignal::new(None::<Drag>);
     let draw = move || {
         layout.get().map(|l| {
             let nodes = l
                 .nodes
                 .iter()
-                .map(|node| {
+                .enumerate()
+                .map(|(index, node)| {
                     let Node { kind, x, y, w, h } = node.clone();
                     let state_kind = kind.clone();
                     let lines_kind = kind.clone();
@@ -739,6 +797,7 @@ pub fn SystemDiagram(
                     let state = move || second.with(|s| s.as_ref().map(|s| node_state(&state_kind, s)));
                     view! {
                         <g class="box-node" data-component=kind.component() data-state=state
+                            data-node=index.to_string()
                             role="group" aria-label=label
                             on:click=move |_| on_pick.run(picked.clone())>
                             <rect class="box-frame" x=trim(x) y=trim(y) width=trim(w) height=trim(h) rx="8" />
@@ -791,18 +850,143 @@ pub fn SystemDiagram(
                     })
                 })
             };
+            let (view_w, view_h) = (l.width + 4.0, l.height + 4.0);
+            let shape = l.clone();
+            let grab = move |ev: leptos::ev::PointerEvent| {
+                if ev.button() != 0 || ev.pointer_type() == "touch" {
+                    return;
+                }
+                let Some(node) = node_at(&ev, &shape) else {
+                    return;
+                };
+                if matches!(node.kind, NodeKind::Client(_) | NodeKind::Replica(_)) {
+                    // No text selection while dragging.
+                    ev.prevent_default();
+                    let start = node.right();
+                    drag.set(Some(Drag { from: node.kind.clone(), start, at: start, moved: false }));
+                }
+            };
+            let follow = move |ev: leptos::ev::PointerEvent| {
+                let Some(at) = diagram_point(&ev, view_w, view_h) else {
+                    return;
+                };
+                drag.update(|d| {
+                    if let Some(d) = d {
+                        // A few units of slack, so a click with a shaking hand stays a click.
+                        if !d.moved && (at.0 - d.start.0).hypot(at.1 - d.start.1) < 6.0 {
+                            return;
+                        }
+                        if !d.moved {
+                            // From now on the svg gets the pointer's events, wherever it
+                            // goes (and the box no longer takes the release as a click).
+                            capture(&ev);
+                        }
+                        d.moved = true;
+                        d.at = at;
+                    }
+                });
+            };
+            let shape_at_drop = l.clone();
+            let drop = move |ev: leptos::ev::PointerEvent| {
+                let Some(d) = drag.get_untracked() else {
+                    return;
+                };
+                drag.set(None);
+                if !d.moved {
+                    return;
+                }
+                let onto = match pointed_node(&ev).and_then(|i| shape_at_drop.nodes.get(i)) {
+                    Some(Node { kind: NodeKind::Dependency(name), .. }) => Some(name.clone()),
+                    _ => None,
+                };
+                let result = topology.with_untracked(|t| match (t, onto) {
+                    (Some(t), Some(dependency)) => connect_by_drag(t, &d.from, &dependency),
+                    _ => Err("Drop it on a dependency to connect them.".to_string()),
+                });
+                on_connect.run(result);
+            };
+            // The line from the box to the pointer, while dragging.
+            let draft = move || {
+                drag.with(|d| {
+                    d.as_ref().filter(|d| d.moved).map(|d| {
+                        format!(
+                            "M{} {} L{} {}",
+                            trim(d.start.0),
+                            trim(d.start.1),
+                            trim(d.at.0),
+                            trim(d.at.1)
+                        )
+                    })
+                })
+            };
             view! {
-                <svg class="box-diagram" data-testid="box-system" viewBox=format!("-2 -2 {} {}", trim(l.width + 4.0), trim(l.height + 4.0))
-                    role="group" aria-labelledby="box-system-heading">
+                <svg class="box-diagram" data-testid="box-system" viewBox=format!("-2 -2 {} {}", trim(view_w), trim(view_h))
+                    role="group" aria-labelledby="box-system-heading"
+                    on:pointerdown=grab on:pointermove=follow on:pointerup=drop
+                    on:pointercancel=move |_| drag.set(None)>
                     <g class="box-edges" aria-hidden="true">{edges}</g>
                     <g class="box-dots" aria-hidden="true">{dots}</g>
                     {nodes}
                     <g class="box-counts" aria-hidden="true">{counts}</g>
+                    <path class="box-draft" aria-hidden="true" d=draft />
                 </svg>
             }
         })
     };
     view! { <div class="box-diagram-scroll">{draw}</div> }
+}
+
+/// A drag from a client or replica: where it started (the box's right edge) and where the
+/// pointer is, in the diagram's coordinates; `moved` once it is a drag, not a click.
+#[derive(Debug, Clone, PartialEq)]
+struct Drag {
+    from: NodeKind,
+    start: (f64, f64),
+    at: (f64, f64),
+    moved: bool,
+}
+
+/// The pointer in the coordinates of the svg the handler is on (its view box is
+/// `view_w` by `view_h` from (-2, -2), drawn at whatever size the page gives it).
+fn diagram_point(ev: &leptos::ev::PointerEvent, view_w: f64, view_h: f64) -> Option<(f64, f64)> {
+    use wasm_bindgen::JsCast;
+    let svg = ev.current_target()?.dyn_into::<web_sys::Element>().ok()?;
+    let r = svg.get_bounding_client_rect();
+    if r.width() <= 0.0 || r.height() <= 0.0 {
+        return None;
+    }
+    Some((
+        -2.0 + (f64::from(ev.client_x()) - r.left()) * view_w / r.width(),
+        -2.0 + (f64::from(ev.client_y()) - r.top()) * view_h / r.height(),
+    ))
+}
+
+fn capture(ev: &leptos::ev::PointerEvent) {
+    use wasm_bindgen::JsCast;
+    if let Some(svg) = ev
+        .current_target()
+        .and_then(|t| t.dyn_into::<web_sys::Element>().ok())
+    {
+        let _ = svg.set_pointer_capture(ev.pointer_id());
+    }
+}
+
+/// The index of the box under the pointer, if any (read from the page: with the pointer
+/// captured, the event's target is the svg, wherever the pointer is).
+fn pointed_node(ev: &leptos::ev::PointerEvent) -> Option<usize> {
+    document()
+        .element_from_point(ev.client_x() as f32, ev.client_y() as f32)?
+        .closest("[data-node]")
+        .ok()
+        .flatten()?
+        .get_attribute("data-node")?
+        .parse()
+        .ok()
+}
+
+/// The box the pointer went down on.
+fn node_at<'a>(ev: &leptos::ev::PointerEvent, layout: &'a Layout) -> Option<&'a Node> {
+    layout.nodes.get(pointed_node(ev)?)
 }
 
 fn text_lines_from(lines: Vec<String>, x: f64, y: f64, first: usize) -> impl IntoView {
@@ -849,6 +1033,46 @@ mod tests {
         (lab.scenario, lab.variant, lab.seed) = (scenario, variant, 1);
         let run = lab.sim().unwrap().finish();
         (lab.topology().unwrap(), run.seconds)
+    }
+
+    #[test]
+    fn a_client_dragged_onto_a_dependency_connects_its_endpoint() {
+        let (t, _) = run_of("cascading-failure", "unprotected");
+        // The holds call the hold endpoint, which calls nothing yet.
+        assert_eq!(
+            connect_by_drag(&t, &NodeKind::Client("holds".into()), "payment"),
+            Ok(Edit::Connect {
+                endpoint: "hold".into(),
+                dependency: "payment".into(),
+                on: true,
+            })
+        );
+        // Purchases already call payment: nothing to do, and the page says so.
+        assert_eq!(
+            connect_by_drag(&t, &NodeKind::Client("purchases".into()), "payment"),
+            Err("purchase already calls payment.".into())
+        );
+        // Dropped anywhere but on a dependency.
+        assert!(connect_by_drag(&t, &NodeKind::Client("holds".into()), "").is_err());
+        // The door and the dependencies are not where a call starts.
+        assert!(connect_by_drag(&t, &NodeKind::Door, "payment").is_err());
+    }
+
+    #[test]
+    fn a_replica_connects_only_when_it_serves_one_endpoint() {
+        // Three endpoints: which one is the learner's to say, not the page's.
+        let (t, _) = run_of("cascading-failure", "unprotected");
+        let refused = connect_by_drag(&t, &NodeKind::Replica(0), "payment").unwrap_err();
+        assert!(
+            refused.starts_with("A replica serves catalog, hold, purchase: "),
+            "{refused}"
+        );
+        // The retry storm's replicas serve purchase alone, which already calls payment.
+        let (t, _) = run_of("retry-storm", "naive-retries");
+        assert_eq!(
+            connect_by_drag(&t, &NodeKind::Replica(0), "payment"),
+            Err("purchase already calls payment.".into())
+        );
     }
 
     #[test]
