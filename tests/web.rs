@@ -1051,6 +1051,22 @@ impl Page {
         panic!("the fix ladder was not run");
     }
 
+    /// Waits (up to 10 s) until `testid`, marked busy while the runs a change asked for are
+    /// made in slices (`aria-busy`), shows them.
+    async fn until_idle(&self, testid: &str) {
+        for _ in 0..500 {
+            let busy = self
+                .all(testid)
+                .first()
+                .and_then(|e| e.get_attribute("aria-busy"));
+            if busy.as_deref() == Some("false") {
+                return;
+            }
+            sleep(20).await;
+        }
+        panic!("{testid} stayed busy");
+    }
+
     /// Waits until `testid` says `text`: a lab's run is made in slices, a few tasks after
     /// the change that asked for it.
     async fn until_text(&self, testid: &str, text: &str) {
@@ -1229,6 +1245,7 @@ async fn demo_12_the_stepper_applies_a_fix_and_a_bad_link_is_named() {
 #[wasm_bindgen_test]
 async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
     let page = Page::open("demo=13&scenario=lost-response").await;
+    page.until_idle("checkout-page").await;
     let payment = page.text("payment-stack");
     assert!(payment.contains("SocketTimeoutException"), "{payment}");
     assert!(payment.contains("UNCERTAIN"), "{payment}");
@@ -1256,12 +1273,15 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
 
     // The quoter stalls: with one shared bulkhead, payment's breaker opens.
     page.choose("lab-control-scenario", "quoter-stall").await;
+    page.until_idle("checkout-page").await;
     assert!(page
         .text("checkout-predict")
         .contains("quoter stops answering"));
     page.choose("lab-control-order", "breaker-outside-retry")
         .await;
+    page.until_idle("checkout-page").await;
     page.choose("lab-control-bulkheads", "shared").await;
+    page.until_idle("checkout-page").await;
     let payment = page.text("payment-stack");
     assert!(payment.contains("BulkheadFullException"), "{payment}");
     assert!(
@@ -1272,6 +1292,7 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
     // No bulkhead: no bulkhead layer and no permits; the chart shows the calls under way,
     // and on platform threads the stalled quotes take the threads from the captures.
     page.choose("lab-control-bulkheads", "none").await;
+    page.until_idle("checkout-page").await;
     let payment = page.text("payment-stack");
     assert!(payment.contains("CircuitBreaker(Retry(call))"), "{payment}");
     assert!(!payment.contains("Bulkhead"), "{payment}");
@@ -1287,6 +1308,7 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
         .contains("there is no bulkhead"));
     // Virtual threads: no capture waits, the quotes pile up.
     page.choose("lab-control-threads", "virtual").await;
+    page.until_idle("checkout-page").await;
     let summary = page.text("checkout-permits-summary");
     assert!(
         summary.contains("no capture waits for a thread"),
@@ -1306,6 +1328,7 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
     drop(page);
     // The old link's `order=wrong` opens as the two choices it stood for.
     let page = Page::open("demo=13&order=wrong").await;
+    page.until_idle("checkout-page").await;
     let order: HtmlSelectElement = page.one("lab-control-order").unchecked_into();
     let bulkheads: HtmlSelectElement = page.one("lab-control-bulkheads").unchecked_into();
     assert_eq!(
@@ -1322,6 +1345,7 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
     drop(page);
     // A bad link value is named, and the page runs the spec's scenario.
     let page = Page::open("demo=13&scenario=meteor").await;
+    page.until_idle("checkout-page").await;
     assert!(page
         .text("lab-problems")
         .contains("Scenario: must be one of"));
@@ -1329,11 +1353,12 @@ async fn demo_13_a_scenario_and_the_order_change_what_each_layer_did() {
 }
 
 /// Demo 13's page state: the capture shown follows the scrubber, starts again at the
-/// telling call of another scenario, and goes back with "Back to the spec's values", which
-/// also clears the saga table's runs (made again for the spec's settings).
+/// telling call of another scenario, and goes back with "Back to the spec's values", with
+/// the saga table's runs made again for the spec's settings.
 #[wasm_bindgen_test]
 async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
     let page = Page::open("demo=13").await;
+    page.until_idle("checkout-page").await;
     let title = |page: &Page| {
         let h3 = page.one("payment-stack").query_selector("h3").unwrap();
         h3.and_then(|h| h.text_content()).unwrap_or_default()
@@ -1370,6 +1395,7 @@ async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
     );
     // Another scenario: its own telling call (a lost answer's is the first capture).
     page.choose("lab-control-scenario", "lost-response").await;
+    page.until_idle("checkout-page").await;
     assert!(
         title(&page).starts_with("Payment: capture order-0 at "),
         "{}",
@@ -1379,6 +1405,7 @@ async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
     fire(&scrubber, "input").await;
     assert!(title(&page).starts_with("Payment: capture order-7 at "));
     page.choose("lab-control-bulkheads", "shared").await;
+    page.until_idle("checkout-page").await;
     assert!(
         caption(&page).contains("bulkheads: shared;"),
         "{}",
@@ -1396,6 +1423,7 @@ async fn demo_13_the_capture_shown_is_page_state_and_the_reset_clears_it() {
     assert!(shared_row.starts_with("lost-response"), "{shared_row}");
 
     page.click("lab-reset").await;
+    page.until_idle("checkout-page").await;
     assert_eq!(title(&page), first);
     assert_eq!(scrubber.value(), telling);
     assert_eq!(caption(&page), spec);

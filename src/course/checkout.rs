@@ -5,7 +5,10 @@
 //! every scenario under the chosen order, bulkheads and threads. The engine computes every
 //! number; this module turns the run into chart specs and plain data ([`Stack`], [`Strip`],
 //! [`SagaTable`], [`Counts`]), which typed views show as text. The page's own state (the
-//! capture shown, the saga table's runs) is one [`CheckoutView`], reset with the session.
+//! capture shown, the saga table's runs) is one [`CheckoutView`]; a change's runs are made
+//! one per browser task ([`Remake`]).
+
+use std::time::Duration;
 
 use leptos::prelude::*;
 use resilience_sim::model::checkout::{
@@ -16,15 +19,17 @@ use resilience_sim::model::checkout::{
 use resilience_sim::policy::circuit_breaker::State;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
+use resilience_sim::scenario::lab_session::{ControlValue, LabSession};
 use resilience_sim::Outcome;
 
 use super::lab_frame::{lab_state, tools, LabFrame};
-use crate::components::{bind_all, Figure};
+use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::seconds;
 use crate::nav::Location;
+use crate::tasks::{Step, Stepped};
 use crate::views::breaker::diagram;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{change, effect, live};
+use crate::views::html::{aria_bool, change, effect, live, live_attr, live_flag};
 use crate::views::page_tools::NoImport;
 
 /// The payment call a scenario is best read from: where its lesson shows first.
@@ -487,26 +492,32 @@ pub struct SagaRow {
 pub fn saga_rows(config: &CheckoutConfig) -> Vec<SagaRow> {
     CheckoutScenario::ALL
         .into_iter()
-        .filter_map(|scenario| {
-            let run = checkout::run(&CheckoutConfig {
-                scenario,
-                ..config.clone()
-            })
-            .ok()?;
-            Some(SagaRow {
-                scenario,
-                saga: run.payment.saga,
-                provider_requests: run.payment.provider_requests,
-                breaker_state_end: run.payment.breaker_state_end,
-                breaker_open_by: run
-                    .seconds
-                    .iter()
-                    .find(|s| s.payment_breaker == State::Open)
-                    .map(|s| s.t_s),
-            })
-        })
+        .filter_map(|scenario| saga_row(config, scenario).map(|(row, _)| row))
         .collect()
 }
+
+/// The saga table's line of `scenario` under `config`'s other settings, and the run it was
+/// read from (the page's own run when `scenario` is the one chosen).
+fn saga_row(config: &CheckoutConfig, scenario: CheckoutScenario) -> Option<(SagaRow, CheckoutRun)> {
+    let run = checkout::run(&CheckoutConfig {
+        scenario,
+        ..config.clone()
+    })
+    .ok()?;
+    let row = SagaRow {
+        scenario,
+        saga: run.payment.saga,
+        provider_requests: run.payment.provider_requests,
+        breaker_state_end: run.payment.breaker_state_end,
+        breaker_open_by: run
+            .seconds
+            .iter()
+            .find(|s| s.payment_breaker == State::Open)
+            .map(|s| s.t_s),
+    };
+    Some((row, run))
+}
+
 /// One line of the saga table: the scenario, whether it is the one chosen, and its cells
 /// (CAPTURED, DECLINED, UNCERTAIN, NOT_SENT, requests, the breaker at the end).
 #[derive(Clone, Debug, PartialEq)]
@@ -638,15 +649,23 @@ pub fn counts(run: &CheckoutRun) -> Counts {
 }
 
 /// What the page holds besides the lab's session: the capture shown and the saga table's
-/// runs. "Back to the spec's values" resets it with the session.
+/// runs. "Back to the spec's values" forgets the capture chosen.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct CheckoutView {
     /// The capture shown; `None` follows the scenario's telling call.
     pub chosen: Option<u32>,
     /// The saga table's six runs depend on the order, the bulkheads, the threads and the
-    /// seed, not on the scenario: kept with the config they were made for (its scenario
-    /// the default).
+    /// seed, not on the scenario: kept with the config they were made for ([`saga_key`]),
+    /// and shown until the runs of newer settings are in.
     pub saga: Option<(CheckoutConfig, Vec<SagaRow>)>,
+}
+
+/// The settings the saga table's runs depend on: `config` with the default scenario.
+pub fn saga_key(config: &CheckoutConfig) -> CheckoutConfig {
+    CheckoutConfig {
+        scenario: CheckoutScenario::default(),
+        ..config.clone()
+    }
 }
 
 impl CheckoutView {
@@ -658,33 +677,101 @@ impl CheckoutView {
             .map_or_else(|| telling_call(run), |c| c.min(last))
     }
 
-    /// The saga table under `config`, its six runs made again only when a setting other
-    /// than the scenario changed.
-    pub fn saga_table(&mut self, config: &CheckoutConfig) -> SagaTable {
-        let key = CheckoutConfig {
-            scenario: CheckoutScenario::default(),
-            ..config.clone()
+    /// Whether the saga table's runs are those of `config`'s settings.
+    pub fn saga_is_for(&self, config: &CheckoutConfig) -> bool {
+        self.saga
+            .as_ref()
+            .is_some_and(|(made_for, _)| *made_for == saga_key(config))
+    }
+
+    /// The saga table as kept (an earlier setting's while the new runs are made, its
+    /// caption saying which), the row of `config`'s scenario marked; `None` before the
+    /// first runs are in.
+    pub fn saga_table(&self, config: &CheckoutConfig) -> Option<SagaTable> {
+        let (made_for, rows) = self.saga.as_ref()?;
+        let shown = CheckoutConfig {
+            scenario: config.scenario,
+            ..made_for.clone()
         };
-        if self
-            .saga
-            .as_ref()
-            .is_none_or(|(made_for, _)| *made_for != key)
-        {
-            let rows = saga_rows(&key);
-            self.saga = Some((key, rows));
+        Some(saga_table(&shown, rows))
+    }
+}
+
+/// What a step of [`Remake`] brought.
+#[derive(Debug)]
+pub enum Made {
+    /// A run; more steps to come.
+    Ran,
+    /// The saga table's rows, for the settings given.
+    Rows(CheckoutConfig, Vec<SagaRow>),
+    /// The page's run, for its config (boxed: a run is large, the other answers small).
+    Run(Box<CheckoutRun>),
+    /// Nothing left to do.
+    Done,
+}
+
+/// The runs a change asks for, one per step, so no browser task makes more than one: the
+/// saga table's six when a setting but the scenario changed (the chosen scenario's is the
+/// page's run too), then the page's own run if it is still missing.
+pub struct Remake {
+    config: CheckoutConfig,
+    /// The settings the table's rows are made for, and the rows so far.
+    table: Option<(CheckoutConfig, Vec<SagaRow>)>,
+    /// The next scenario of the table to run.
+    next: usize,
+    /// Whether the page waits for the run of `config`.
+    wants_run: bool,
+    run: Option<CheckoutRun>,
+}
+
+impl Remake {
+    pub fn new(config: &CheckoutConfig, wants_rows: bool, wants_run: bool) -> Self {
+        Self {
+            config: config.clone(),
+            table: wants_rows.then(|| (saga_key(config), Vec::new())),
+            next: 0,
+            wants_run,
+            run: None,
         }
-        let rows = self
-            .saga
-            .as_ref()
-            .map_or(&[][..], |(_, rows)| rows.as_slice());
-        saga_table(config, rows)
+    }
+
+    /// One run, or what the runs so far made.
+    pub fn step(&mut self) -> Made {
+        if let Some((key, rows)) = self.table.as_mut() {
+            if let Some(&scenario) = CheckoutScenario::ALL.get(self.next) {
+                self.next += 1;
+                if let Some((row, run)) = saga_row(key, scenario) {
+                    rows.push(row);
+                    if self.wants_run && scenario == self.config.scenario {
+                        self.run = Some(run);
+                    }
+                }
+                return Made::Ran;
+            }
+            if let Some((key, rows)) = self.table.take() {
+                return Made::Rows(key, rows);
+            }
+        }
+        if !self.wants_run {
+            return Made::Done;
+        }
+        if let Some(run) = self.run.take() {
+            self.wants_run = false;
+            return Made::Run(Box::new(run));
+        }
+        self.run = checkout::run(&self.config).ok();
+        // A config the model refuses (none today) keeps the run shown.
+        self.wants_run = self.run.is_some();
+        Made::Ran
     }
 }
 
 // The views below show the data above as text. Every list item is erased (`into_any`), so
 // all the page's lists are one type, `Vec<AnyView>`, and the wasm holds one copy of a
 // list's build and update code instead of one per item type: written for the bytes only
-// (2.8 KB gzip less for the part, measured; docs/bundles.md).
+// (2.8 KB gzip less for the part, measured; docs/bundles.md). A view is built again only
+// when its data changed (a memo in front of it): new elements cost the browser style,
+// layout and paint, most of a change's work once the runs were out of its task.
 
 /// A call through its stack.
 fn stack_view(stack: Stack) -> impl IntoView {
@@ -750,30 +837,63 @@ fn strips_view(strips: [Strip; 2], summary: String) -> impl IntoView {
     }
 }
 
-/// The saga table, in a region that scrolls sideways on a narrow screen.
-fn saga_view(table: SagaTable) -> impl IntoView {
-    let lines = table
-        .lines
-        .into_iter()
-        .map(|line| {
-            let cells = line
-                .cells
+/// The saga table, in a region that scrolls sideways on a narrow screen: made once, a row
+/// per scenario, whose texts follow `table` (a change of setting rewrites a few cells, not
+/// the table); hidden until the first runs are in.
+fn saga_view(table: Memo<Option<SagaTable>>, busy: Signal<bool>) -> impl IntoView {
+    let line = move |i: usize, read: fn(&SagaLine) -> String| {
+        live(move || {
+            table.with(|t| {
+                t.as_ref()
+                    .and_then(|t| t.lines.get(i))
+                    .map(read)
+                    .unwrap_or_default()
+            })
+        })
+    };
+    let current = move |i: usize, value: &'static str| {
+        live_attr(move || {
+            table
+                .with(|t| {
+                    t.as_ref()
+                        .and_then(|t| t.lines.get(i))
+                        .is_some_and(|l| l.current)
+                })
+                .then_some(value)
+        })
+    };
+    // One read per cell: the cells of a line in their order.
+    const CELLS: [fn(&SagaLine) -> String; 6] = [
+        |l| l.cells[0].clone(),
+        |l| l.cells[1].clone(),
+        |l| l.cells[2].clone(),
+        |l| l.cells[3].clone(),
+        |l| l.cells[4].clone(),
+        |l| l.cells[5].clone(),
+    ];
+    let lines = (0..CheckoutScenario::ALL.len())
+        .map(|i| {
+            let cells = CELLS
                 .into_iter()
-                .map(|c| view! { <td>{c}</td> }.into_any())
+                .map(|read| view! { <td>{line(i, read)}</td> }.into_any())
                 .collect_view();
             view! {
-                <tr class=line.current.then_some("current") aria-current=line.current.then_some("true")>
-                    <th scope="row">{line.scenario}</th>
+                <tr class=current(i, "current") aria-current=current(i, "true")
+                    prop:hidden=live_flag(move || table.with(|t| t.as_ref().is_none_or(|t| t.lines.len() <= i)))>
+                    <th scope="row">{line(i, |l| l.scenario.to_string())}</th>
                     {cells}
                 </tr>
             }
             .into_any()
         })
         .collect_view();
+    let caption =
+        live(move || table.with(|t| t.as_ref().map(|t| t.caption.clone()).unwrap_or_default()));
     view! {
-        <div class="table-scroll" tabindex="0" role="region" aria-label="Saga states per scenario (scrolls sideways)">
+        <div class="table-scroll" tabindex="0" role="region" aria-label="Saga states per scenario (scrolls sideways)"
+            aria-busy=live_attr(move || aria_bool(busy.get()))>
             <table class="saga-table" data-testid="saga-table">
-                <caption>{table.caption}</caption>
+                <caption>{caption}</caption>
                 <thead><tr>
                     <th scope="col">"Scenario"</th><th scope="col">"CAPTURED"</th>
                     <th scope="col">"DECLINED"</th><th scope="col">"UNCERTAIN"</th>
@@ -801,12 +921,67 @@ fn counts_view(counts: Counts) -> impl IntoView {
     }
 }
 
+/// A control's change: the session takes the value at once (checked by the model) and the
+/// runs it asks for are made one per task ([`Remake`]); the page shows the previous runs,
+/// marked busy, until the new ones are in. A later change drops the work under way.
+fn set_in_slices(
+    state: LabState<CheckoutLab>,
+    page: RwSignal<CheckoutView>,
+    runs: Stepped,
+    name: &'static str,
+    value: ControlValue,
+) {
+    let session = state.session;
+    let before = session.with_untracked(|s| s.config().clone());
+    let mut result = Ok(());
+    session.update(|s| result = s.set_deferred(name, value));
+    state
+        .refused
+        .set(result.err().map(|e| message::<CheckoutLab>(&e)));
+    if session.with_untracked(|s| *s.config() != before) {
+        remake(session, page, runs);
+    }
+}
+
+/// Starts the runs the page lacks: the saga table's when it is another setting's, the
+/// session's own when it is pending. The table's rows are installed first, each in a task
+/// of its own (the redraw an install causes is a task's work).
+fn remake(session: RwSignal<LabSession<CheckoutLab>>, page: RwSignal<CheckoutView>, runs: Stepped) {
+    let Some((lab, pending)) = session.try_with_untracked(|s| (s.config().clone(), s.is_pending()))
+    else {
+        return;
+    };
+    let wants_rows = page.with_untracked(|v| !v.saga_is_for(&lab.config));
+    let mut work = Remake::new(&lab.config, wants_rows, pending);
+    runs.start(Duration::ZERO, move || match work.step() {
+        Made::Ran => Step::MoreInNextTask,
+        Made::Rows(key, rows) => {
+            page.try_update(|v| v.saga = Some((key, rows)));
+            Step::MoreInNextTask
+        }
+        Made::Run(run) => {
+            session.try_update(|s| s.install_run(&lab, *run));
+            Step::Done
+        }
+        Made::Done => Step::Done,
+    });
+}
+
 #[component]
 pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     let (state, problems) = lab_state::<CheckoutLab>(info.number);
     let session = state.session;
-    let controls = bind_all(state);
     let page = RwSignal::new(CheckoutView::default());
+    // Every control makes its runs in slices between frames: the saga table's six and the
+    // page's own take more than a frame together.
+    let runs = Stepped::new();
+    let mut controls = bind_all(state);
+    for c in controls.iter_mut() {
+        let name = c.name;
+        c.change = Callback::new(move |value| set_in_slices(state, page, runs, name, value));
+    }
+    // The table's first runs, after the page's first drawing.
+    remake(session, page, runs);
     let calls = move || session.with(|s| s.run().as_ref().map_or(1, |r| r.payment.calls.max(1)));
     let scenario = Memo::new(move |_| session.with(|s| s.config().config.scenario));
     // Another scenario starts at its own telling call.
@@ -817,15 +992,20 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         }
     });
     let shown = move || page.with(|v| session.with(|s| s.run().as_ref().map_or(0, |r| v.shown(r))));
-    let stacks = move || {
+    // Each view is built again only when what it shows changed, not at every change of
+    // the session (a change of setting notifies it twice: its value, then its run).
+    let stacks = Memo::new(move |_| {
         let index = shown();
-        session
-            .with(|s| {
-                s.run()
-                    .as_ref()
-                    .map(|run| stacks(run, index))
-                    .unwrap_or_default()
-            })
+        session.with(|s| {
+            s.run()
+                .as_ref()
+                .map(|run| stacks(run, index))
+                .unwrap_or_default()
+        })
+    });
+    let stacks = move || {
+        stacks
+            .get()
             .into_iter()
             .map(|s| stack_view(s).into_any())
             .collect_view()
@@ -839,13 +1019,18 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
                 .unwrap_or_default()
         })
     });
-    let strips = move || {
+    let strips = Memo::new(move |_| {
         session.with(|s| {
             s.run()
                 .as_ref()
                 .ok()
-                .map(|run| strips_view(strips(run), breakers_summary(run)))
+                .map(|run| (strips(run), breakers_summary(run)))
         })
+    });
+    let strips = move || {
+        strips
+            .get()
+            .map(|(strips, summary)| strips_view(strips, summary))
     };
     let spec = Signal::from(Memo::new(move |_| {
         session.with(|s| {
@@ -857,25 +1042,28 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
     let summary = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(permits_summary).unwrap_or_default())
     });
-    // The table follows the session only; its runs are kept in the page's state (untracked:
-    // the capture shown does not redraw it).
-    let table = move || {
-        let table =
-            session.with(|s| page.try_update_untracked(|v| v.saga_table(&s.config().config)));
-        table.map(saga_view)
-    };
-    let counts =
-        move || session.with(|s| s.run().as_ref().ok().map(|run| counts_view(counts(run))));
+    // The table follows the page's runs and marks the session's scenario.
+    let table =
+        Memo::new(move |_| session.with(|s| page.with(|v| v.saga_table(&s.config().config))));
+    let table_busy =
+        Signal::derive(move || session.with(|s| page.with(|v| !v.saga_is_for(&s.config().config))));
+    let counts = Memo::new(move |_| session.with(|s| s.run().as_ref().ok().map(counts)));
+    let counts = move || counts.get().map(counts_view);
     let scrub = move |ev: leptos::ev::Event| {
         if let Ok(v) = event_target_value(&ev).parse::<u32>() {
             page.update(|p| p.chosen = Some(v));
         }
     };
     view! {
+        // Busy while runs asked for are made in slices: the figures are the last runs'.
+        <div class="checkout" data-testid="checkout-page"
+            aria-busy=live_attr(move || aria_bool(session.with(LabSession::is_pending) || table_busy.get()))>
         <LabFrame import=NoImport info=info text=&super::CHECKOUT_TEXT location=location tools=tools(info.number, state) controls=controls.clone() refused=state.refused
             reset=Callback::new(move |_| {
                 state.reset();
-                page.set(CheckoutView::default());
+                // The table's runs are kept when they are the spec's settings'.
+                page.update(|v| v.chosen = None);
+                remake(session, page, runs);
             })
             problems=problems>
             <p class="predict" data-testid="checkout-predict"><strong>"Predict: "</strong>
@@ -900,10 +1088,11 @@ pub fn CheckoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
             </section>
             <section class="panel" aria-labelledby="saga-heading">
                 <h2 id="saga-heading">"What each scenario did to the orders"</h2>
-                {table}
+                {saga_view(table, table_busy)}
                 {counts}
             </section>
         </LabFrame>
+        </div>
     }
 }
 
@@ -1061,7 +1250,8 @@ mod tests {
     }
 
     /// The page's state: the capture chosen stays within the run, else the telling call;
-    /// the saga table's runs are made again only when a setting but the scenario changes.
+    /// the saga table's runs are kept with their settings, shown (their caption saying
+    /// which) until the runs of newer settings are in.
     #[test]
     fn the_page_state_keeps_the_capture_and_the_tables_runs() {
         let (config, run) = run_of(&[("scenario", "lost-response")]);
@@ -1072,16 +1262,17 @@ mod tests {
         view.chosen = Some(u32::MAX);
         assert_eq!(view.shown(&run), run.payment.calls - 1);
 
-        let table = view.saga_table(&config);
-        let made = view.saga.clone().unwrap();
-        assert_eq!(made.0.scenario, CheckoutScenario::default());
+        assert_eq!(view.saga_table(&config), None, "no table before its runs");
+        assert!(!view.saga_is_for(&config));
+        view.saga = Some((saga_key(&config), saga_rows(&config)));
+        let table = view.saga_table(&config).unwrap();
+        assert_eq!(table.lines.len(), 6);
         let other = CheckoutConfig {
             scenario: CheckoutScenario::GameDay,
             ..config.clone()
         };
-        let moved = view.saga_table(&other);
-        assert_eq!(view.saga.as_ref(), Some(&made), "kept for another scenario");
-        assert_eq!(table.lines.len(), 6);
+        assert!(view.saga_is_for(&other), "kept for another scenario");
+        let moved = view.saga_table(&other).unwrap();
         assert!(moved
             .lines
             .iter()
@@ -1090,9 +1281,53 @@ mod tests {
             bulkheads: Bulkheads::Shared,
             ..config.clone()
         };
-        view.saga_table(&shared);
-        assert_eq!(view.saga.as_ref().unwrap().0.bulkheads, Bulkheads::Shared);
+        assert!(!view.saga_is_for(&shared));
+        let kept = view.saga_table(&shared).unwrap();
+        assert!(
+            kept.caption.contains("bulkheads: separate;"),
+            "{}",
+            kept.caption
+        );
         assert_ne!(view, CheckoutView::default());
+    }
+
+    /// A change's runs, one per step: the table's six (the chosen scenario's kept as the
+    /// page's run, not made twice), then the page's run; a change of scenario alone, one.
+    #[test]
+    fn a_change_makes_one_run_per_step() {
+        let (config, run) = run_of(&[("scenario", "lost-response"), ("bulkheads", "shared")]);
+        let mut work = Remake::new(&config, true, true);
+        for _ in CheckoutScenario::ALL {
+            assert!(matches!(work.step(), Made::Ran));
+        }
+        match work.step() {
+            Made::Rows(key, rows) => {
+                assert_eq!(key, saga_key(&config));
+                assert_eq!(rows, saga_rows(&config));
+            }
+            made => panic!("{made:?}"),
+        }
+        match work.step() {
+            Made::Run(made) => assert_eq!(*made, run),
+            made => panic!("{made:?}"),
+        }
+        assert!(matches!(work.step(), Made::Done));
+
+        let other = CheckoutConfig {
+            scenario: CheckoutScenario::GameDay,
+            ..config.clone()
+        };
+        let mut work = Remake::new(&other, false, true);
+        assert!(matches!(work.step(), Made::Ran));
+        match work.step() {
+            Made::Run(made) => assert_eq!(Ok(*made), checkout::run(&other)),
+            made => panic!("{made:?}"),
+        }
+        assert!(matches!(work.step(), Made::Done));
+        assert!(matches!(
+            Remake::new(&config, false, false).step(),
+            Made::Done
+        ));
     }
 
     /// Every combination reads true: the layers in their order, a bulkhead layer only when
