@@ -721,21 +721,13 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     });
 
     let lab = Memo::new(move |_| session.with(|s| s.config().clone()));
-    // The system's diagram and list view are drawn in a task of their own after a change:
-    // a new scenario redraws its text, charts and controls in one task and the system in
-    // the next, each within a frame's budget (measured: scripts/interaction-timing.mjs).
-    let topology = RwSignal::new(lab.with_untracked(|l| l.topology().ok()));
-    Effect::new(move |_| {
-        let next = lab.with(|l| l.topology().ok());
-        if topology.with_untracked(|t| *t != next) {
-            set_timeout(
-                move || {
-                    topology.try_set(next);
-                },
-                Duration::ZERO,
-            );
-        }
-    });
+    // The system's diagram and list view are drawn in tasks of their own after a change:
+    // a new scenario redraws its text, charts and controls in one task, the diagram in the
+    // next and the list in the one after, each within a frame's budget (measured:
+    // scripts/interaction-timing.mjs).
+    let topology = in_next_task(move || lab.with(|l| l.topology().ok()));
+    // The list view follows in the task after the diagram: each is a large redraw.
+    let listed = in_next_task(move || topology.get());
     let seconds = move || session.with(|s| s.run().as_ref().map_or(0, |r| r.seconds.len() as u32));
     let last = move || seconds().saturating_sub(1);
     let shown = move || view.second.get().min(last());
@@ -843,7 +835,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     });
     // The list is drawn again after an edit: the focus goes back to the field it was on.
     Effect::new(move |_| {
-        topology.track();
+        listed.track();
         if let Some(id) = view.refocus.try_update_value(Option::take).flatten() {
             request_animation_frame(move || {
                 if let Some(e) = document()
@@ -1136,7 +1128,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                 <p class="error" role="alert" data-testid="box-edit-note" hidden=move || view.edit_note.with(Option::is_none)>
                     {move || view.edit_note.get()}
                 </p>
-                <SystemEditor topology=topology on_edit=on_edit problem=view.edit_note />
+                <SystemEditor topology=listed on_edit=on_edit problem=view.edit_note />
                 <div class="box-files">
                     <button type="button" class="secondary" data-testid="box-back-to-scenario" hidden=move || !edited()
                         on:click=back_to_scenario>
