@@ -20,8 +20,8 @@ const CEILING_KB = {
   sandbox: 227,
   pool: 176,
   brownout: 224,
-  checkout: 201,
-  boxoffice: 429,
+  checkout: 208,
+  boxoffice: 439,
   'retry-policies': 205,
 };
 const PAGES = [

@@ -722,12 +722,28 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
 
     let lab = Memo::new(move |_| session.with(|s| s.config().clone()));
     // The system's diagram and list view are drawn in tasks of their own after a change:
-    // a new scenario redraws its text, charts and controls in one task, the diagram in the
-    // next and the list in the one after, each within a frame's budget (measured:
-    // scripts/interaction-timing.mjs).
-    let topology = in_next_task(move || lab.with(|l| l.topology().ok()));
-    // The list view follows in the task after the diagram: each is a large redraw.
-    let listed = in_next_task(move || topology.get());
+    // a new scenario redraws its text and controls in one task, the diagram in the next
+    // and the list in the one after (measured: scripts/interaction-timing.mjs).
+    let topology = RwSignal::new(lab.with_untracked(|l| l.topology().ok()));
+    let listed = RwSignal::new(topology.get_untracked());
+    Effect::new(move |_| {
+        let next = lab.with(|l| l.topology().ok());
+        if topology.with_untracked(|t| *t != next) {
+            let for_list = next.clone();
+            set_timeout(
+                move || {
+                    topology.try_set(next);
+                },
+                Duration::ZERO,
+            );
+            set_timeout(
+                move || {
+                    listed.try_set(for_list);
+                },
+                Duration::ZERO,
+            );
+        }
+    });
     let seconds = move || session.with(|s| s.run().as_ref().map_or(0, |r| r.seconds.len() as u32));
     let last = move || seconds().saturating_sub(1);
     let shown = move || view.second.get().min(last());
