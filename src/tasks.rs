@@ -158,13 +158,21 @@ where
     T: Clone + PartialEq + Send + Sync + 'static,
 {
     let copy = RwSignal::new(untrack(&source));
-    Effect::new(move |_| {
+    Effect::new(move |before: Option<T>| {
         let value = source();
-        if copy.with_untracked(|c| *c != value) {
+        // Against the last value sent, not the copy: a change and its undoing within one
+        // task must both be sent, or the copy would keep the first.
+        let changed = match &before {
+            Some(before) => *before != value,
+            None => copy.with_untracked(|c| *c != value),
+        };
+        if changed {
+            let sent = value.clone();
             soon(move || {
-                copy.try_set(value);
+                copy.try_set(sent);
             });
         }
+        value
     });
     copy.into()
 }

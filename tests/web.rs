@@ -1513,3 +1513,42 @@ async fn demo_15_runs_in_slices_and_answers_the_prediction() {
     assert!(page.text("policies-verdict").starts_with("No: "));
     assert_eq!(page.text("policies-busy"), "");
 }
+
+/// A copy made a task later (`tasks::in_next_task`, how Demo 14 spreads its redraws) ends
+/// on the source's last value, also when the source changes and changes back before the
+/// copy's task has run.
+#[wasm_bindgen_test]
+async fn a_copy_a_task_later_ends_on_the_sources_last_value() {
+    use leptos::prelude::*;
+    use resilience_playground::tasks::in_next_task;
+    // Effects run on the executor a mounted page sets up.
+    let _page = Page::open("demo=1").await;
+    // Microtasks only: the effect sees each value, the copy's task does not run between.
+    async fn microtasks() {
+        for _ in 0..8 {
+            let resolved = js_sys::Promise::resolve(&wasm_bindgen::JsValue::NULL);
+            wasm_bindgen_futures::JsFuture::from(resolved)
+                .await
+                .unwrap();
+        }
+    }
+    let owner = Owner::new();
+    let (source, copy) = owner.with(|| {
+        let source = RwSignal::new(1);
+        (source, in_next_task(move || source.get()))
+    });
+    microtasks().await;
+    source.set(2);
+    microtasks().await;
+    assert_eq!(copy.get_untracked(), 1, "not yet: a task later");
+    sleep(30).await;
+    assert_eq!(copy.get_untracked(), 2);
+    // Changed, and changed back before the copy's task.
+    source.set(3);
+    microtasks().await;
+    source.set(2);
+    microtasks().await;
+    sleep(30).await;
+    assert_eq!(copy.get_untracked(), 2);
+    drop(owner);
+}
