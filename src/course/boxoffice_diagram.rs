@@ -867,6 +867,10 @@ pub fn SystemDiagram(
                 }
             };
             let follow = move |ev: leptos::ev::PointerEvent| {
+                // Most moves over the diagram are no drag: nothing to redraw.
+                if drag.with_untracked(Option::is_none) {
+                    return;
+                }
                 let Some(at) = diagram_point(&ev, view_w, view_h) else {
                     return;
                 };
