@@ -14,7 +14,6 @@ use std::time::Duration;
 use leptos::prelude::*;
 use resilience_sim::model::boxoffice::edit::Edit;
 use resilience_sim::model::boxoffice::report::Second;
-use resilience_sim::model::boxoffice::topology::Topology;
 use resilience_sim::model::boxoffice::{scenarios, BoxOfficeRun, Sim};
 use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, ScenarioInfo, MAX_IMPORT_BYTES};
 use resilience_sim::scenario::catalogue::LabInfo;
@@ -725,33 +724,8 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     // The system's diagram and list view are drawn in tasks of their own after a change:
     // a new scenario redraws its text and controls in one task, the diagram in the next
     // and the list in the one after (measured: scripts/interaction-timing.mjs).
-    let topology = RwSignal::new(lab.with_untracked(|l| l.topology().ok()));
-    let listed = RwSignal::new(topology.get_untracked());
-    Effect::new(move |before: Option<Option<Topology>>| {
-        let next = lab.with(|l| l.topology().ok());
-        // Against the last topology sent, not the one drawn: an edit and its undoing
-        // within one task must both be sent (see tasks::in_next_task).
-        let changed = match &before {
-            Some(before) => *before != next,
-            None => topology.with_untracked(|t| *t != next),
-        };
-        if changed {
-            let (for_diagram, for_list) = (next.clone(), next.clone());
-            set_timeout(
-                move || {
-                    topology.try_set(for_diagram);
-                },
-                Duration::ZERO,
-            );
-            set_timeout(
-                move || {
-                    listed.try_set(for_list);
-                },
-                Duration::ZERO,
-            );
-        }
-        next
-    });
+    let topology = in_next_task(move || lab.with(|l| l.topology().ok()));
+    let listed = in_next_task(move || topology.get());
     let seconds = move || session.with(|s| s.run().as_ref().map_or(0, |r| r.seconds.len() as u32));
     let last = move || seconds().saturating_sub(1);
     let shown = move || view.second.get().min(last());

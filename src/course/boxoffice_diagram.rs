@@ -717,7 +717,7 @@ fn text_lines(lines: Vec<String>, x: f64, y: f64) -> impl IntoView {
 /// The system drawn for `topology` at the second `second` of the run.
 #[component]
 pub fn SystemDiagram(
-    topology: RwSignal<Option<Topology>>,
+    topology: Signal<Option<Topology>>,
     layout: Memo<Option<Layout>>,
     second: Memo<Option<Second>>,
     /// A box clicked: the component it stands for.

@@ -93,7 +93,7 @@ fn toggle(id: String, label: String, checked: bool, on: Callback<bool>) -> impl 
 /// The list view: one entry per component.
 #[component]
 pub fn SystemEditor(
-    topology: RwSignal<Option<Topology>>,
+    topology: Signal<Option<Topology>>,
     on_edit: Callback<Edit>,
     problem: RwSignal<Option<String>>,
 ) -> impl IntoView {
