@@ -21,7 +21,34 @@ test('Demo 14: the cascading failure takes holds and catalog down; the bulkhead 
   const system = page.getByTestId('box-system');
   assert.match(await system.textContent(), /200 of 200 threads busy200 on payment/);
   // Requests move along the edges as dots, and each edge says how many a second.
-  assert.ok(await system.locator('.box-dots circle animateMotion').count() > 0, 'dots move');
+  assert.ok(await page.locator('.box-dots .box-dot:not(.idle)').count() > 0, 'dots');
+  // A dot runs along an edge as the drawing has it: stopped at the start and half way
+  // through its lap, it sits on the edge's start and on its middle (by the browser's own
+  // measure of the path), whatever the drawing's size.
+  const along = await page.evaluate(() => {
+    const dot = document.querySelector('.box-dots .box-dot:not(.idle)');
+    const [motion] = dot.getAnimations();
+    const running = motion.playState === 'running' && motion.effect.getTiming().iterations === Infinity;
+    const centre = () => { const r = dot.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; };
+    const onScreen = (path, at) => { const p = path.getPointAtLength(at).matrixTransform(path.getScreenCTM()); return [p.x, p.y]; };
+    const apart = (a, b) => Math.hypot(a[0] - b[0], a[1] - b[1]);
+    motion.pause();
+    motion.currentTime = 0;
+    const start = centre();
+    const paths = [...document.querySelectorAll('[data-testid=box-system] .box-edge')];
+    const edge = paths.reduce((best, p) => (apart(onScreen(p, 0), start) < apart(onScreen(best, 0), start) ? p : best));
+    motion.currentTime = motion.effect.getTiming().duration / 2;
+    const middle = centre();
+    return { running, start: apart(onScreen(edge, 0), start), middle: apart(onScreen(edge, edge.getTotalLength() / 2), middle) };
+  });
+  assert.ok(along.running, 'the dot moves for ever');
+  assert.ok(along.start < 1.5 && along.middle < 2, JSON.stringify(along));
+  // A dot's motion ends with it: after the seconds shown change, only the dots (and the
+  // empty slots for them) on the page move.
+  for (const s of ['5', '30', '12', '50', '23']) await page.getByTestId('box-scrubber').fill(s);
+  await page.getByTestId('box-second').filter({ hasText: /^Second 23 of/ }).waitFor();
+  const motions = await page.evaluate(() => [document.getAnimations().length, document.querySelectorAll('.box-dots .box-dot').length]);
+  assert.ok(motions[1] > 0 && motions[0] === motions[1], `${motions[0]} animations for ${motions[1]} dots`);
   assert.match(await system.locator('.box-counts').textContent(), /\d+\/s/);
   assert.equal(await system.locator('[data-component=replicas] .cell-payment').count(), 50, 'every cell waits on payment');
   // Predict, then check against the run.
@@ -96,7 +123,7 @@ test('Demo 14: with reduced motion the dots give way to the counts', async () =>
   await page.emulateMedia({ reducedMotion: 'reduce' });
   await ran(page);
   const system = page.getByTestId('box-system');
-  assert.equal(await system.locator('.box-dots').isVisible(), false, 'no motion');
+  assert.equal(await page.locator('.box-dots').isVisible(), false, 'no motion');
   assert.ok(await system.locator('.box-counts text').count() > 0);
   assert.match(await system.locator('[data-component=door]').textContent(), /× 429, \d+ × 503/);
   assert.deepEqual(problems, []);

@@ -775,6 +775,18 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
         let replicas = most_replicas();
         topology.with(|t| t.as_ref().map(|t| diagram::layout(t, replicas)))
     });
+    // The dots the diagram needs room for: as many on each edge as it ever carries.
+    let dot_slots = Memo::new(move |_| {
+        layout.with(|l| {
+            l.as_ref().map_or_else(Vec::new, |l| {
+                session.with(|s| {
+                    s.run()
+                        .as_ref()
+                        .map_or_else(|_| Vec::new(), |r| diagram::slots_per_edge(l, &r.seconds))
+                })
+            })
+        })
+    });
     let second = Memo::new(move |_| {
         let t = shown();
         session.with(|s| {
@@ -1074,7 +1086,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                     </label>
                 </div>
                 <p class="box-second" data-testid="box-second">{second_text}</p>
-                <SystemDiagram topology=topology layout=layout second=second on_pick=pick on_connect=on_connect />
+                <SystemDiagram topology=topology layout=layout second=second slots=dot_slots on_pick=pick on_connect=on_connect />
                 <p class="muted box-drag-note" role="status" data-testid="box-drag-note">{move || view.drag_note.get()}</p>
                 <p class="muted box-legend">
                     <span class="key dot-ok">"in time"</span>

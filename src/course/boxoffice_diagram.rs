@@ -5,10 +5,12 @@
 //!
 //! The dots are a sample: an edge carries 1 + log2(n) dots for n requests a second (at
 //! most [`MAX_DOTS_PER_EDGE`]), split between outcomes in proportion, and its label gives
-//! the exact count. They move by SVG animation (`animateMotion`), which costs the page no
-//! script per frame; each dot's phase is fixed against the document's timeline, so the
-//! dots of the next second take over where the last ones were. Under
-//! `prefers-reduced-motion` the style sheet hides them and the counts remain.
+//! the exact count. They are elements in a layer under the drawing, each moved along its
+//! edge by a `transform` animation that the compositor runs, so the page does no work per
+//! frame (SVG's `animateMotion` repainted the page every frame). Each edge has slots for
+//! the most dots it carries in the run, moving all along; a second colours the slots it
+//! uses, so showing another second starts no animation. Under `prefers-reduced-motion`
+//! the style sheet hides them and the counts remain.
 //!
 //! Layout and contents are plain functions of the topology and the run's second (tested
 //! natively); the component only draws them.
@@ -85,9 +87,17 @@ pub struct Edge {
     pub to: usize,
     /// The SVG path.
     pub d: String,
+    /// The path as [`TRACK_STEPS`] + 1 points an equal distance apart along it, for a dot
+    /// that moves at a steady speed.
+    pub track: Vec<(f64, f64)>,
     /// Where its count is written.
     pub label_at: (f64, f64),
 }
+
+/// Straight steps a dot's track is made of: the curves are short, and 6 chords of one are
+/// within about a unit of it (a dot is 8 across). Each step is a keyframe the browser
+/// reads for each dot: 13 of them made starting 100 dots take 15 ms, 7 of them 8 ms.
+pub const TRACK_STEPS: usize = 6;
 
 /// Where everything is drawn, for one topology.
 #[derive(Debug, Clone, PartialEq)]
@@ -165,19 +175,67 @@ fn centre(nodes: &mut [Node], height: f64) {
     }
 }
 
-fn curve(from: (f64, f64), to: (f64, f64)) -> String {
+/// The control points of the S-curve from one box's right side to the next one's left.
+fn curve_points(from: (f64, f64), to: (f64, f64)) -> [(f64, f64); 4] {
     let dx = ((to.0 - from.0) / 2.0).max(10.0);
+    [from, (from.0 + dx, from.1), (to.0 - dx, to.1), to]
+}
+
+fn curve(from: (f64, f64), to: (f64, f64)) -> String {
+    let [a, b, c, d] = curve_points(from, to);
     format!(
         "M{} {} C{} {} {} {} {} {}",
-        trim(from.0),
-        trim(from.1),
-        trim(from.0 + dx),
-        trim(from.1),
-        trim(to.0 - dx),
-        trim(to.1),
-        trim(to.0),
-        trim(to.1)
+        trim(a.0),
+        trim(a.1),
+        trim(b.0),
+        trim(b.1),
+        trim(c.0),
+        trim(c.1),
+        trim(d.0),
+        trim(d.1)
     )
+}
+
+/// The cubic Bézier curve through `p` at `t` (0 to 1).
+fn bezier(p: &[(f64, f64); 4], t: f64) -> (f64, f64) {
+    let u = 1.0 - t;
+    let (a, b, c, d) = (u * u * u, 3.0 * u * u * t, 3.0 * u * t * t, t * t * t);
+    (
+        a * p[0].0 + b * p[1].0 + c * p[2].0 + d * p[3].0,
+        a * p[0].1 + b * p[1].1 + c * p[2].1 + d * p[3].1,
+    )
+}
+
+/// [`TRACK_STEPS`] + 1 points an equal distance apart along the curve `p`: the curve is
+/// measured as 96 chords, and each point put where its share of the length falls.
+fn track(p: &[(f64, f64); 4]) -> Vec<(f64, f64)> {
+    const FINE: usize = 96;
+    let fine: Vec<(f64, f64)> = (0..=FINE)
+        .map(|i| bezier(p, i as f64 / FINE as f64))
+        .collect();
+    let mut lengths = vec![0.0];
+    for w in fine.windows(2) {
+        let last = lengths[lengths.len() - 1];
+        lengths.push(last + (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1));
+    }
+    let total = lengths[FINE];
+    let mut chord = 0;
+    (0..=TRACK_STEPS)
+        .map(|k| {
+            let at = total * k as f64 / TRACK_STEPS as f64;
+            while chord < FINE - 1 && lengths[chord + 1] < at {
+                chord += 1;
+            }
+            let span = lengths[chord + 1] - lengths[chord];
+            let f = if span > 0.0 {
+                ((at - lengths[chord]) / span).clamp(0.0, 1.0)
+            } else {
+                0.0
+            };
+            let (a, b) = (fine[chord], fine[chord + 1]);
+            (a.0 + (b.0 - a.0) * f, a.1 + (b.1 - a.1) * f)
+        })
+        .collect()
 }
 
 /// The diagram of `t` with `replicas` replicas (the most the run had).
@@ -252,14 +310,20 @@ pub fn layout(t: &Topology, replicas: usize) -> Layout {
         } else {
             ((p.0 + q.0) / 2.0 - 12.0, (p.1 + q.1) / 2.0 - 5.0)
         };
+        let straight = p.0 == q.0;
         edges.push(Edge {
             from,
             to,
-            d: if p.0 == q.0 {
+            d: if straight {
                 format!("M{} {} L{} {}", trim(p.0), trim(p.1), trim(q.0), trim(q.1))
             } else {
                 curve(p, q)
             },
+            track: track(&if straight {
+                [p, p, q, q]
+            } else {
+                curve_points(p, q)
+            }),
             label_at,
         });
     };
@@ -696,6 +760,44 @@ pub fn flows(layout: &Layout, s: &Second) -> Vec<Flow> {
     out
 }
 
+/// The most dots each of `edges` edges carries in any of `seconds`: the slots it needs.
+pub fn slots_per_edge(layout: &Layout, seconds: &[Second]) -> Vec<usize> {
+    let mut most = vec![0; layout.edges.len()];
+    for s in seconds {
+        for f in flows(layout, s) {
+            if let Some(m) = most.get_mut(f.edge) {
+                *m = (*m).max(f.dots.len());
+            }
+        }
+    }
+    most
+}
+
+/// The dots of `flows` in the diagram's dot slots, `slots[e]` for edge `e`, edge after
+/// edge, each edge's evenly spaced along it. An edge's `n` dots take slots spread over the
+/// edge in their order; the others stay empty.
+pub fn dot_slots(slots: &[usize], flows: &[Flow]) -> Vec<Option<Outcome>> {
+    let first: Vec<usize> = slots
+        .iter()
+        .scan(0, |at, n| {
+            let first = *at;
+            *at += n;
+            Some(first)
+        })
+        .collect();
+    let mut out = vec![None; slots.iter().sum()];
+    for f in flows {
+        let Some(&m) = slots.get(f.edge) else {
+            continue;
+        };
+        let n = f.dots.len().min(m);
+        for (k, outcome) in f.dots.iter().take(n).enumerate() {
+            out[first[f.edge] + k * m / n] = Some(*outcome);
+        }
+    }
+    out
+}
+
 // ---- the component ---------------------------------------------------------------------------
 
 /// How long a dot takes along an edge.
@@ -720,6 +822,8 @@ pub fn SystemDiagram(
     topology: Signal<Option<Topology>>,
     layout: Memo<Option<Layout>>,
     second: Memo<Option<Second>>,
+    /// Dot slots per edge: the most dots the edge carries in the run ([`slots_per_edge`]).
+    slots: Memo<Vec<usize>>,
     /// A box clicked: the component it stands for.
     on_pick: Callback<NodeKind>,
     /// A client or replica dragged onto a dependency: the connection it asks for, or why
@@ -729,6 +833,13 @@ pub fn SystemDiagram(
     // The drag under way, if any. A touch moves the page rather than drawing a
     // connection (the diagram scrolls on a phone): touch and keyboard use the list view.
     let drag = RwSignal::new(None::<Drag>);
+    // The dots' animations under way. An animation outlives its element (a removed dot
+    // would keep the page's clock busy for ever), so each redraw ends the last one's.
+    let moving = StoredValue::new_local(Vec::<web_sys::Animation>::new());
+    let stop_moving = move || {
+        moving.try_update_value(|all| all.drain(..).for_each(|a| a.cancel()));
+    };
+    on_cleanup(stop_moving);
     let draw = move || {
         layout.get().map(|l| {
             let nodes = l
@@ -827,30 +938,50 @@ pub fn SystemDiagram(
                     })
                 })
             };
+            let (view_w, view_h) = (l.width + 4.0, l.height + 4.0);
+            // Every edge has slots for the most dots it carries in the run, each moving
+            // from the start; a second shows its dots by colouring slots, so moving to
+            // another second starts no animation (and makes no element).
             let shape = l.clone();
-            let dots = move || {
-                second.with(|s| {
-                    s.as_ref().map(|s| {
-                        flows(&shape, s)
-                            .into_iter()
-                            .flat_map(|f| {
-                                let n = f.dots.len();
-                                let d = shape.edges[f.edge].d.clone();
-                                f.dots.into_iter().enumerate().map(move |(i, outcome)| {
-                                    let begin = format!("-{}s", trim(DOT_SECONDS * i as f64 / n as f64));
-                                    view! {
-                                        <circle class=outcome.class() r="4">
-                                            <animateMotion dur=format!("{DOT_SECONDS}s") begin=begin
-                                                repeatCount="indefinite" path=d.clone() />
-                                        </circle>
-                                    }
-                                })
-                            })
-                            .collect_view()
+            let shown = Memo::new(move |_| {
+                slots.with(|slots| {
+                    second.with(|s| match s {
+                        Some(s) => dot_slots(slots, &flows(&shape, s)),
+                        None => vec![None; slots.iter().sum()],
                     })
                 })
+            });
+            let tracks: Vec<Keyframes> =
+                l.edges.iter().map(|e| Keyframes::along(&e.track, view_w, view_h)).collect();
+            let dots = move || {
+                stop_moving();
+                slots.with(|slots| {
+                    slots
+                        .iter()
+                        .enumerate()
+                        .flat_map(|(edge, &m)| {
+                            let first: usize = slots[..edge].iter().sum();
+                            let keyframes = tracks.get(edge).cloned();
+                            (0..m).filter_map(move |slot| {
+                                let motion = DotMotion {
+                                    keyframes: keyframes.clone()?,
+                                    phase: slot as f64 / m as f64,
+                                    moving,
+                                };
+                                let class = move || {
+                                    shown.with(|s| {
+                                        s.get(first + slot)
+                                            .copied()
+                                            .flatten()
+                                            .map_or("box-dot idle", Outcome::class)
+                                    })
+                                };
+                                Some(view! { <i class=class use:move_along=motion /> })
+                            })
+                        })
+                        .collect_view()
+                })
             };
-            let (view_w, view_h) = (l.width + 4.0, l.height + 4.0);
             let shape = l.clone();
             let grab = move |ev: leptos::ev::PointerEvent| {
                 if ev.button() != 0 || ev.pointer_type() == "touch" {
@@ -924,12 +1055,15 @@ pub fn SystemDiagram(
                 })
             };
             view! {
+                // The dots move on the compositor, in a layer of their own under the
+                // drawing: the page does no work per frame, and the boxes and counts stay
+                // on top of them.
+                <div class="box-dots" aria-hidden="true">{dots}</div>
                 <svg class="box-diagram" data-testid="box-system" viewBox=format!("-2 -2 {} {}", trim(view_w), trim(view_h))
                     role="group" aria-labelledby="box-system-heading"
                     on:pointerdown=grab on:pointermove=follow on:pointerup=drop
                     on:pointercancel=move |_| drag.set(None)>
                     <g class="box-edges" aria-hidden="true">{edges}</g>
-                    <g class="box-dots" aria-hidden="true">{dots}</g>
                     {nodes}
                     <g class="box-counts" aria-hidden="true">{counts}</g>
                     <path class="box-draft" aria-hidden="true" d=draft />
@@ -937,7 +1071,76 @@ pub fn SystemDiagram(
             }
         })
     };
-    view! { <div class="box-diagram-scroll">{draw}</div> }
+    view! {
+        <div class="box-diagram-scroll">
+            <div class="box-diagram-stack">{draw}</div>
+        </div>
+    }
+}
+
+/// A dot's motion along an edge: the edge's keyframes, shared by its dots, and where along
+/// the edge this dot is (0 to 1) when the document's clock is at a whole lap.
+#[derive(Clone)]
+struct DotMotion {
+    keyframes: Keyframes,
+    phase: f64,
+    /// Where the animation goes, to be ended with the dot.
+    moving: StoredValue<Vec<web_sys::Animation>, LocalStorage>,
+}
+
+/// An edge's track as Web Animations keyframes: `translate` in the units of the dots'
+/// layer (a size container as large as the drawing), so the dots follow the drawing at any
+/// width with no script on a resize.
+#[derive(Clone)]
+struct Keyframes(js_sys::Array);
+
+impl Keyframes {
+    fn along(track: &[(f64, f64)], view_w: f64, view_h: f64) -> Self {
+        let frames = js_sys::Array::new();
+        for &(x, y) in track {
+            // The view box starts at (-2, -2).
+            let transform = format!(
+                "translate({}cqw, {}cqh)",
+                trim((x + 2.0) / view_w * 100.0),
+                trim((y + 2.0) / view_h * 100.0)
+            );
+            let frame = js_sys::Object::new();
+            // An own property of a new plain object: this cannot fail.
+            let _ = js_sys::Reflect::set(&frame, &"transform".into(), &transform.into());
+            frames.push(&frame);
+        }
+        Keyframes(frames)
+    }
+}
+
+/// Sets a dot moving along its edge, for ever. A transform animation runs on the
+/// compositor (unlike SVG's `animateMotion`, which repaints the page every frame). Its
+/// start is fixed against the document's timeline, so an edge's dots keep their spacing
+/// whenever each was made.
+fn move_along(el: web_sys::Element, motion: DotMotion) {
+    let lap = DOT_SECONDS * 1000.0;
+    let options = js_sys::Object::new();
+    // Own properties of a new plain object: these cannot fail.
+    let _ = js_sys::Reflect::set(&options, &"duration".into(), &lap.into());
+    let _ = js_sys::Reflect::set(&options, &"iterations".into(), &f64::INFINITY.into());
+    let el: &Animatable = wasm_bindgen::JsCast::unchecked_ref(&el);
+    let animation = el.animate(&motion.keyframes.0, &options);
+    animation.set_start_time(Some(-motion.phase * lap));
+    motion.moving.try_update_value(|all| all.push(animation));
+}
+
+#[wasm_bindgen::prelude::wasm_bindgen]
+extern "C" {
+    /// An element, with `animate(keyframes, options)`: web-sys has that only behind its
+    /// unstable APIs' flag, though every browser has shipped it for years.
+    #[wasm_bindgen(extends = web_sys::Element)]
+    type Animatable;
+    #[wasm_bindgen(method)]
+    fn animate(
+        this: &Animatable,
+        keyframes: &js_sys::Array,
+        options: &js_sys::Object,
+    ) -> web_sys::Animation;
 }
 
 /// A drag from a client or replica: where it started (the box's right edge) and where the
@@ -1104,6 +1307,59 @@ mod tests {
     }
 
     #[test]
+    fn a_dot_s_track_runs_from_box_to_box_at_a_steady_speed() {
+        let (t, _) = run_of("flash-sale", "waiting-room");
+        let l = layout(&t, 4);
+        let close = |a: (f64, f64), b: (f64, f64)| (a.0 - b.0).hypot(a.1 - b.1) < 0.01;
+        let mut curves = 0;
+        for e in &l.edges {
+            let (a, b) = (&l.nodes[e.from], &l.nodes[e.to]);
+            assert_eq!(e.track.len(), TRACK_STEPS + 1);
+            let (first, last) = (e.track[0], e.track[TRACK_STEPS]);
+            if a.kind == NodeKind::Door && b.kind == NodeKind::Queue {
+                // Straight down, from the door's bottom to the waiting room's top.
+                assert!(close(first, (a.x + a.w / 2.0, a.y + a.h)), "{first:?}");
+                assert!(close(last, (b.x + b.w / 2.0, b.y)), "{last:?}");
+            } else {
+                assert!(
+                    close(first, a.right()) && close(last, b.left()),
+                    "{:?}",
+                    e.track
+                );
+            }
+            // Steps of one length (within a hundredth of the curve's own), each shorter
+            // than the curve, which is never shorter than the straight line between ends.
+            let steps: Vec<f64> = e
+                .track
+                .windows(2)
+                .map(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1))
+                .collect();
+            let total: f64 = steps.iter().sum();
+            let ends = (last.0 - first.0).hypot(last.1 - first.1);
+            assert!(total >= ends - 1e-9);
+            for step in &steps {
+                assert!(
+                    (step - total / TRACK_STEPS as f64).abs() < total * 0.01,
+                    "{steps:?}"
+                );
+            }
+            // An S-curve is symmetric about its middle: half way along is half way between.
+            if first.1 != last.1 && first.0 != last.0 {
+                curves += 1;
+                let mid = e.track[TRACK_STEPS / 2];
+                assert!(
+                    close(mid, ((first.0 + last.0) / 2.0, (first.1 + last.1) / 2.0)),
+                    "{mid:?}"
+                );
+            }
+        }
+        assert!(
+            curves > 0,
+            "the flash sale's replicas fan out to the dependencies"
+        );
+    }
+
+    #[test]
     fn a_waiting_room_sits_under_the_door_and_feeds_the_replicas() {
         let (t, _) = run_of("flash-sale", "waiting-room");
         let l = layout(&t, 4);
@@ -1195,6 +1451,70 @@ mod tests {
             ],
         );
         assert_eq!(rare, vec![Outcome::InTime, Outcome::InTime]);
+    }
+
+    #[test]
+    fn an_edge_s_dots_take_slots_spread_along_it() {
+        use Outcome::*;
+        let flow = |edge, dots: Vec<Outcome>| Flow {
+            edge,
+            count: 1,
+            dots,
+        };
+        // Edge 0 has room for 6 dots, edge 1 none, edge 2 for 2.
+        let slots = dot_slots(
+            &[6, 0, 2],
+            &[
+                flow(0, vec![InTime, Refused, InTime]),
+                flow(2, vec![Failed; 2]),
+            ],
+        );
+        assert_eq!(slots.len(), 8);
+        // Three dots on six slots: every other slot, in their order.
+        assert_eq!(
+            &slots[..6],
+            &[Some(InTime), None, Some(Refused), None, Some(InTime), None]
+        );
+        assert_eq!(&slots[6..], &[Some(Failed), Some(Failed)]);
+        // Any number of dots keeps its outcomes, with gaps that differ by at most a slot.
+        for m in 1..=MAX_DOTS_PER_EDGE {
+            for n in 1..=m {
+                let slots = dot_slots(&[m], &[flow(0, vec![Late; n])]);
+                let filled: Vec<usize> = (0..m).filter(|&i| slots[i].is_some()).collect();
+                assert_eq!(filled.len(), n);
+                let gaps: Vec<usize> = (0..n)
+                    .map(|k| (filled[(k + 1) % n] + m - filled[k] - 1) % m + 1)
+                    .collect();
+                assert!(
+                    gaps.iter().max().unwrap() - gaps.iter().min().unwrap() <= 1,
+                    "{n} of {m}: {filled:?}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn an_edge_has_a_slot_for_each_dot_it_ever_carries() {
+        let (t, seconds) = run_of("flash-sale", "scale-out");
+        let l = layout(
+            &t,
+            seconds.iter().map(|s| s.replicas.len()).max().unwrap_or(1),
+        );
+        let most = slots_per_edge(&l, &seconds);
+        assert_eq!(most.len(), l.edges.len());
+        for s in &seconds {
+            for f in flows(&l, s) {
+                assert!(f.dots.len() <= most[f.edge]);
+                // Every dot of the second finds its slot.
+                let shown = dot_slots(&most, &flows(&l, s));
+                assert_eq!(
+                    shown.iter().flatten().count(),
+                    flows(&l, s).iter().map(|f| f.dots.len()).sum::<usize>()
+                );
+            }
+        }
+        // Some edge carries the most an edge may, and no edge more.
+        assert_eq!(most.iter().max(), Some(&MAX_DOTS_PER_EDGE));
     }
 
     #[test]
