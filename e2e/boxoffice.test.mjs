@@ -47,8 +47,11 @@ test('Demo 14: the cascading failure takes holds and catalog down; the bulkhead 
   // empty slots for them) on the page move.
   for (const s of ['5', '30', '12', '50', '23']) await page.getByTestId('box-scrubber').fill(s);
   await page.getByTestId('box-second').filter({ hasText: /^Second 23 of/ }).waitFor();
-  const motions = await page.evaluate(() => [document.getAnimations().length, document.querySelectorAll('.box-dots .box-dot').length]);
-  assert.ok(motions[1] > 0 && motions[0] === motions[1], `${motions[0]} animations for ${motions[1]} dots`);
+  const motions = await page.evaluate(() => {
+    const moving = document.getAnimations().filter((a) => a.effect?.target?.classList?.contains('box-dot'));
+    return [moving.length, moving.filter((a) => a.effect.target.isConnected).length, document.querySelectorAll('.box-dots .box-dot').length];
+  });
+  assert.ok(motions[2] > 0 && motions[0] === motions[2] && motions[1] === motions[2], `${motions[0]} dot animations (${motions[1]} on the page) for ${motions[2]} dots`);
   assert.match(await system.locator('.box-counts').textContent(), /\d+\/s/);
   assert.equal(await system.locator('[data-component=replicas] .cell-payment').count(), 50, 'every cell waits on payment');
   // Predict, then check against the run.
