@@ -1503,15 +1503,14 @@ mod tests {
         let most = slots_per_edge(&l, &seconds);
         assert_eq!(most.len(), l.edges.len());
         for s in &seconds {
-            for f in flows(&l, s) {
-                assert!(f.dots.len() <= most[f.edge]);
-                // Every dot of the second finds its slot.
-                let shown = dot_slots(&most, &flows(&l, s));
-                assert_eq!(
-                    shown.iter().flatten().count(),
-                    flows(&l, s).iter().map(|f| f.dots.len()).sum::<usize>()
-                );
-            }
+            let flows = flows(&l, s);
+            assert!(flows.iter().all(|f| f.dots.len() <= most[f.edge]));
+            // Every dot of the second finds its slot.
+            let shown = dot_slots(&most, &flows);
+            assert_eq!(
+                shown.iter().flatten().count(),
+                flows.iter().map(|f| f.dots.len()).sum::<usize>()
+            );
         }
         // Some edge carries the most an edge may, and no edge more.
         assert_eq!(most.iter().max(), Some(&MAX_DOTS_PER_EDGE));
