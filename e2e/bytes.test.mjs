@@ -21,7 +21,7 @@ const CEILING_KB = {
   pool: 176,
   brownout: 224,
   checkout: 208,
-  boxoffice: 444,
+  boxoffice: 447,
   'retry-policies': 205,
 };
 const PAGES = [

@@ -39,6 +39,9 @@ for (const [demo, kind, testid, values] of INTERACTIONS.filter(([d]) => ONLY ===
   const { page } = await openPage(browser, { width: 1280, height: 800 }, `?demo=${demo}`);
   await page.getByTestId(testid).waitFor({ state: 'attached' });
   if (SETTLED[demo]) await page.locator(SETTLED[demo]).waitFor({ state: 'attached', timeout: 120_000 });
+  // A learner changes a control they can see, with what it changes around it: a panel out
+  // of view may be neither laid out nor painted (Demo 14's content-visibility).
+  await page.getByTestId(testid).scrollIntoViewIfNeeded();
   await page.waitForTimeout(1500);
   await browser.startTracing(page, { categories: ['blink.user_timing', 'devtools.timeline', 'disabled-by-default-devtools.timeline'] });
   for (let i = 0; i < CHANGES; i++) {

@@ -14,6 +14,7 @@ use std::time::Duration;
 use leptos::prelude::*;
 use resilience_sim::model::boxoffice::edit::Edit;
 use resilience_sim::model::boxoffice::report::Second;
+use resilience_sim::model::boxoffice::topology::Topology;
 use resilience_sim::model::boxoffice::{scenarios, BoxOfficeRun, Sim};
 use resilience_sim::scenario::boxoffice_lab::{BoxOfficeLab, ScenarioInfo, MAX_IMPORT_BYTES};
 use resilience_sim::scenario::catalogue::LabInfo;
@@ -467,11 +468,19 @@ pub struct BoxOfficeView {
     drag_note: RwSignal<Option<String>>,
     /// The id of the field that had the focus when an edit redrew the list.
     refocus: StoredValue<Option<String>>,
+    /// The system the session's config describes, read once per change of it: the page
+    /// draws it, opens a scenario a few seconds into its incident and runs it.
+    system: Memo<Option<Topology>>,
+    /// The second to show once the run under way is in: a new scenario opens a few seconds
+    /// into its incident, and until then the page shows the last run where it was.
+    opens_at: StoredValue<Option<u32>>,
 }
 
 impl BoxOfficeView {
-    fn new() -> Self {
+    fn new(session: RwSignal<LabSession<BoxOfficeLab>>) -> Self {
         Self {
+            system: Memo::new(move |_| session.with(|s| s.config().topology().ok())),
+            opens_at: StoredValue::new(None),
             second: RwSignal::new(0),
             playing: RwSignal::new(false),
             speed: RwSignal::new(5),
@@ -506,11 +515,14 @@ fn run_in_slices(state: LabState<BoxOfficeLab>, runs: Stepped, view: BoxOfficeVi
     let Some(lab) = pending else {
         return;
     };
-    let mut sim = lab.sim().ok();
+    let mut sim = view.system.get_untracked().and_then(|t| lab.sim_of(t).ok());
     let mut finished = None;
     runs.start(Duration::ZERO, move || {
         if let Some(run) = finished.take() {
             session.try_update(|s| s.install_run(&lab, run));
+            if let Some(second) = view.opens_at.try_update_value(Option::take).flatten() {
+                view.second.set(second);
+            }
             view.progress.set(None);
             return Step::Done;
         }
@@ -549,17 +561,16 @@ fn set_deferred(
     if after != before {
         view.restart();
         if after.scenario != before.scenario {
-            view.second.set(opening_second(&after));
+            view.opens_at.set_value(Some(opening_second(view)));
         }
     }
     run_in_slices(state, runs, view);
 }
 
 /// The second a scenario opens on: a few seconds into its incident.
-fn opening_second(lab: &BoxOfficeLab) -> u32 {
-    lab.topology()
-        .ok()
-        .and_then(|t| t.trigger_s)
+fn opening_second(view: BoxOfficeView) -> u32 {
+    view.system
+        .with_untracked(|t| t.as_ref().and_then(|t| t.trigger_s))
         .map_or(0, |t| t + 3)
 }
 
@@ -701,9 +712,8 @@ fn import_file(
 pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     let (state, problems) = deferred_lab_state::<BoxOfficeLab>(info.number);
     let session = state.session;
-    let view = BoxOfficeView::new();
-    view.second
-        .set(session.with_untracked(|s| opening_second(s.config())));
+    let view = BoxOfficeView::new(session);
+    view.second.set(opening_second(view));
     let runs = Stepped::new();
     let comparisons = Stepped::new();
     let mut controls = bind_all(state);
@@ -716,7 +726,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
         session.set(LabSession::deferred(BoxOfficeLab::default()));
         state.refused.set(None);
         view.restart();
-        view.second.set(opening_second(&BoxOfficeLab::default()));
+        view.opens_at.set_value(Some(opening_second(view)));
         run_in_slices(state, runs, view);
     });
 
@@ -724,7 +734,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     // The system's diagram and list view are drawn in tasks of their own after a change:
     // a new scenario redraws its text and controls in one task, the diagram in the next
     // and the list in the one after (measured: scripts/interaction-timing.mjs).
-    let topology = in_next_task(move || lab.with(|l| l.topology().ok()));
+    let topology = in_next_task(move || view.system.get());
     let listed = in_next_task(move || topology.get());
     let seconds = move || session.with(|s| s.run().as_ref().map_or(0, |r| r.seconds.len() as u32));
     let last = move || seconds().saturating_sub(1);
@@ -775,18 +785,25 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
         let replicas = most_replicas();
         topology.with(|t| t.as_ref().map(|t| diagram::layout(t, replicas)))
     });
-    // The dots the diagram needs room for: as many on each edge as it ever carries.
-    let dot_slots = Memo::new(move |_| {
+    // The dots the diagram needs room for (as many on each edge as it ever carries) in the
+    // run that is in. While the next run is made, the last run's stay if the drawing keeps
+    // its shape (an edit of the timeline, another protection), and go if not. Drawn in a
+    // task of their own, as starting their animations takes a few ms.
+    let dot_plan = Memo::new(move |before: Option<&Option<diagram::DotPlan>>| {
         layout.with(|l| {
-            l.as_ref().map_or_else(Vec::new, |l| {
-                session.with(|s| {
-                    s.run()
-                        .as_ref()
-                        .map_or_else(|_| Vec::new(), |r| diagram::slots_per_edge(l, &r.seconds))
-                })
+            let l = l.as_ref()?;
+            if session.with(|s| s.is_pending()) {
+                return before.cloned().flatten().filter(|p| p.layout == *l);
+            }
+            session.with(|s| {
+                s.run()
+                    .as_ref()
+                    .ok()
+                    .map(|r| diagram::DotPlan::new(l, &r.seconds))
             })
         })
     });
+    let dot_plan = in_next_task(move || dot_plan.get());
     let second = Memo::new(move |_| {
         let t = shown();
         session.with(|s| {
@@ -1086,7 +1103,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                     </label>
                 </div>
                 <p class="box-second" data-testid="box-second">{second_text}</p>
-                <SystemDiagram topology=topology layout=layout second=second slots=dot_slots on_pick=pick on_connect=on_connect />
+                <SystemDiagram topology=topology layout=layout second=second dots=dot_plan on_pick=pick on_connect=on_connect />
                 <p class="muted box-drag-note" role="status" data-testid="box-drag-note">{move || view.drag_note.get()}</p>
                 <p class="muted box-legend">
                     <span class="key dot-ok">"in time"</span>

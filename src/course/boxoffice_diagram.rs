@@ -822,8 +822,8 @@ pub fn SystemDiagram(
     topology: Signal<Option<Topology>>,
     layout: Memo<Option<Layout>>,
     second: Memo<Option<Second>>,
-    /// Dot slots per edge: the most dots the edge carries in the run ([`slots_per_edge`]).
-    slots: Memo<Vec<usize>>,
+    /// The dots' layer for the run that is in, if any ([`DotPlan`]).
+    dots: Signal<Option<DotPlan>>,
     /// A box clicked: the component it stands for.
     on_pick: Callback<NodeKind>,
     /// A client or replica dragged onto a dependency: the connection it asks for, or why
@@ -833,13 +833,6 @@ pub fn SystemDiagram(
     // The drag under way, if any. A touch moves the page rather than drawing a
     // connection (the diagram scrolls on a phone): touch and keyboard use the list view.
     let drag = RwSignal::new(None::<Drag>);
-    // The dots' animations under way. An animation outlives its element (a removed dot
-    // would keep the page's clock busy for ever), so each redraw ends the last one's.
-    let moving = StoredValue::new_local(Vec::<web_sys::Animation>::new());
-    let stop_moving = move || {
-        moving.try_update_value(|all| all.drain(..).for_each(|a| a.cancel()));
-    };
-    on_cleanup(stop_moving);
     let draw = move || {
         layout.get().map(|l| {
             let nodes = l
@@ -939,49 +932,6 @@ pub fn SystemDiagram(
                 })
             };
             let (view_w, view_h) = (l.width + 4.0, l.height + 4.0);
-            // Every edge has slots for the most dots it carries in the run, each moving
-            // from the start; a second shows its dots by colouring slots, so moving to
-            // another second starts no animation (and makes no element).
-            let shape = l.clone();
-            let shown = Memo::new(move |_| {
-                slots.with(|slots| {
-                    second.with(|s| match s {
-                        Some(s) => dot_slots(slots, &flows(&shape, s)),
-                        None => vec![None; slots.iter().sum()],
-                    })
-                })
-            });
-            let tracks: Vec<Keyframes> =
-                l.edges.iter().map(|e| Keyframes::along(&e.track, view_w, view_h)).collect();
-            let dots = move || {
-                stop_moving();
-                slots.with(|slots| {
-                    slots
-                        .iter()
-                        .enumerate()
-                        .flat_map(|(edge, &m)| {
-                            let first: usize = slots[..edge].iter().sum();
-                            let keyframes = tracks.get(edge).cloned();
-                            (0..m).filter_map(move |slot| {
-                                let motion = DotMotion {
-                                    keyframes: keyframes.clone()?,
-                                    phase: slot as f64 / m as f64,
-                                    moving,
-                                };
-                                let class = move || {
-                                    shown.with(|s| {
-                                        s.get(first + slot)
-                                            .copied()
-                                            .flatten()
-                                            .map_or("box-dot idle", Outcome::class)
-                                    })
-                                };
-                                Some(view! { <i class=class use:move_along=motion /> })
-                            })
-                        })
-                        .collect_view()
-                })
-            };
             let shape = l.clone();
             let grab = move |ev: leptos::ev::PointerEvent| {
                 if ev.button() != 0 || ev.pointer_type() == "touch" {
@@ -1055,10 +1005,6 @@ pub fn SystemDiagram(
                 })
             };
             view! {
-                // The dots move on the compositor, in a layer of their own under the
-                // drawing: the page does no work per frame, and the boxes and counts stay
-                // on top of them.
-                <div class="box-dots" aria-hidden="true">{dots}</div>
                 <svg class="box-diagram" data-testid="box-system" viewBox=format!("-2 -2 {} {}", trim(view_w), trim(view_h))
                     role="group" aria-labelledby="box-system-heading"
                     on:pointerdown=grab on:pointermove=follow on:pointerup=drop
@@ -1073,9 +1019,87 @@ pub fn SystemDiagram(
     };
     view! {
         <div class="box-diagram-scroll">
-            <div class="box-diagram-stack">{draw}</div>
+            // The dots move on the compositor, in a layer of their own under the drawing:
+            // the page does no work per frame, and the boxes and counts stay on top.
+            <div class="box-diagram-stack">
+                <DotLayer plan=dots second=second />
+                {draw}
+            </div>
         </div>
     }
+}
+
+/// What the dots' layer draws: the drawing's shape and, for each edge, room for the most
+/// dots it carries in the run ([`slots_per_edge`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct DotPlan {
+    pub layout: Layout,
+    pub slots: Vec<usize>,
+}
+
+impl DotPlan {
+    pub fn new(layout: &Layout, seconds: &[Second]) -> Self {
+        Self {
+            slots: slots_per_edge(layout, seconds),
+            layout: layout.clone(),
+        }
+    }
+}
+
+/// The dots, made when the plan changes (a run installed, another shape), not when the
+/// second shown does: every edge's slots move from the start, and a second colours the
+/// ones it uses, so scrubbing or playing changes classes only.
+#[component]
+fn DotLayer(plan: Signal<Option<DotPlan>>, second: Memo<Option<Second>>) -> impl IntoView {
+    // The dots' animations under way. An animation outlives its element (a removed dot
+    // would keep the page's clock busy for ever), so each redraw ends the last one's.
+    let moving = StoredValue::new_local(Vec::<web_sys::Animation>::new());
+    let stop_moving = move || {
+        moving.try_update_value(|all| all.drain(..).for_each(|a| a.cancel()));
+    };
+    on_cleanup(stop_moving);
+    let dots = move || {
+        stop_moving();
+        let DotPlan { layout, slots } = plan.get()?;
+        let (view_w, view_h) = (layout.width + 4.0, layout.height + 4.0);
+        let tracks: Vec<Keyframes> = layout
+            .edges
+            .iter()
+            .map(|e| Keyframes::along(&e.track, view_w, view_h))
+            .collect();
+        let per_edge = slots.clone();
+        let shown = Memo::new(move |_| {
+            second.with(|s| match s {
+                Some(s) => dot_slots(&slots, &flows(&layout, s)),
+                None => vec![None; slots.iter().sum()],
+            })
+        });
+        // Slot `first + slot` of the plan is the edge's `slot`th dot.
+        let mut first = 0;
+        let mut dots = Vec::with_capacity(per_edge.iter().sum());
+        for (keyframes, m) in tracks.into_iter().zip(per_edge) {
+            for slot in 0..m {
+                let index = first + slot;
+                let motion = DotMotion {
+                    keyframes: keyframes.clone(),
+                    phase: slot as f64 / m as f64,
+                    moving,
+                };
+                let class = move || {
+                    shown.with(|s| {
+                        s.get(index)
+                            .copied()
+                            .flatten()
+                            .map_or("box-dot idle", Outcome::class)
+                    })
+                };
+                dots.push(view! { <i class=class use:move_along=motion /> });
+            }
+            first += m;
+        }
+        Some(dots)
+    };
+    view! { <div class="box-dots" aria-hidden="true">{dots}</div> }
 }
 
 /// A dot's motion along an edge: the edge's keyframes, shared by its dots, and where along

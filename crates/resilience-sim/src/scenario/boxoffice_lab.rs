@@ -302,13 +302,13 @@ impl BoxOfficeLab {
 
     /// A run to make in slices ([`Sim::advance_to`]), as the page does.
     pub fn sim(&self) -> Result<Sim, ConfigError> {
-        Sim::new(
-            self.topology()?,
-            self.scenario,
-            self.variant,
-            self.seed,
-            None,
-        )
+        self.sim_of(self.topology()?)
+    }
+
+    /// The same run on `topology`, this lab's [`topology`](Self::topology) already read: a
+    /// page that draws the system keeps it, and reading a file is most of a change's work.
+    pub fn sim_of(&self, topology: Topology) -> Result<Sim, ConfigError> {
+        Sim::new(topology, self.scenario, self.variant, self.seed, None)
     }
 }
 
