@@ -770,20 +770,13 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
     });
     on_cleanup(stop);
 
-    let most_replicas = move || {
-        session.with(|s| {
-            s.run().as_ref().map_or(1, |r| {
-                r.seconds
-                    .iter()
-                    .map(|s| s.replicas.len())
-                    .max()
-                    .unwrap_or(1)
-            })
-        })
-    };
+    // Sized by the system alone (as many replicas as its run ever has), so the drawing
+    // keeps its shape when the run comes in.
     let layout = Memo::new(move |_| {
-        let replicas = most_replicas();
-        topology.with(|t| t.as_ref().map(|t| diagram::layout(t, replicas)))
+        topology.with(|t| {
+            t.as_ref()
+                .map(|t| diagram::layout(t, t.most_replicas() as usize))
+        })
     });
     // The dots the diagram needs room for (as many on each edge as it ever carries) in the
     // run that is in. While the next run is made, the last run's stay if the drawing keeps

@@ -561,7 +561,7 @@ pub fn node_state(kind: &NodeKind, s: &Second) -> String {
 
 /// How many of a replica's cells are waiting on payment, and how many are busy in all, at
 /// second `s`.
-fn cell_bounds(layout: &Layout, t: &Topology, s: &Second, replica: usize) -> (u32, u32) {
+fn cell_bounds(per_cell: u32, t: &Topology, s: &Second, replica: usize) -> (u32, u32) {
     let threads = t.replicas.threads;
     let (on_payment, busy) = s.replicas.get(replica).map_or((0, 0), |r| {
         (
@@ -570,8 +570,8 @@ fn cell_bounds(layout: &Layout, t: &Topology, s: &Second, replica: usize) -> (u3
         )
     });
     (
-        on_payment.div_ceil(layout.per_cell),
-        busy.max(on_payment).div_ceil(layout.per_cell),
+        on_payment.div_ceil(per_cell),
+        busy.max(on_payment).div_ceil(per_cell),
     )
 }
 
@@ -592,7 +592,7 @@ pub fn cell_classes(
     s: &Second,
     replica: usize,
 ) -> Vec<&'static str> {
-    let bounds = cell_bounds(layout, t, s, replica);
+    let bounds = cell_bounds(layout.per_cell, t, s, replica);
     (0..layout.cells).map(|c| cell_class(bounds, c)).collect()
 }
 
@@ -847,20 +847,19 @@ pub fn SystemDiagram(
                     let picked = kind.clone();
                     let cells = if let NodeKind::Replica(r) = kind {
                         let cells_y = y + PAD + LINE * 2.0 + 2.0;
-                        let shape = l.clone();
+                        let per_cell = l.per_cell;
+                        // The replica's threads read once a second, for all its cells.
+                        let bounds = Memo::new(move |_| {
+                            topology.with(|t| {
+                                second.with(|s| match (t, s) {
+                                    (Some(t), Some(s)) => cell_bounds(per_cell, t, s, r),
+                                    _ => (0, 0),
+                                })
+                            })
+                        });
                         (0..l.cells)
                             .map(|c| {
-                                let shape = shape.clone();
-                                let class = move || {
-                                    topology.with(|t| {
-                                        second.with(|s| match (t, s) {
-                                            (Some(t), Some(s)) => {
-                                                cell_class(cell_bounds(&shape, t, s, r), c)
-                                            }
-                                            _ => "cell-free",
-                                        })
-                                    })
-                                };
+                                let class = move || cell_class(bounds.get(), c);
                                 view! {
                                     <rect class=class width="5.5" height="5.5"
                                         x=trim(x + PAD + f64::from(c % CELLS_PER_ROW) * CELL)

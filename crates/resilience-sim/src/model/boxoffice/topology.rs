@@ -514,6 +514,39 @@ fn check_ms(field: &str, value: Millis) -> Result<(), ConfigError> {
 }
 
 impl Topology {
+    /// The most replicas a run of this system has side by side, running or stopped: its
+    /// count, and those its scale-outs start. A replica stopped by a scale-in keeps its
+    /// place, so a scale-out after it adds new ones (at most [`MAX_REPLICAS`] in all). A
+    /// drawing of the system sized by this keeps its shape for the whole run.
+    pub fn most_replicas(&self) -> u32 {
+        let end = u64::from(self.seconds) * 1_000;
+        let mut scales: Vec<(Millis, u32)> = self
+            .timeline
+            .iter()
+            .filter(|e| e.action == Action::Scale)
+            .map(|e| {
+                (
+                    (e.at_s * 1_000.0).round() as Millis,
+                    e.replicas.unwrap_or(0),
+                )
+            })
+            .filter(|&(at, _)| at < end)
+            .collect();
+        // In time order; at one instant, in the file's order, as the run takes them.
+        scales.sort_by_key(|&(at, _)| at);
+        let (mut live, mut all) = (self.replicas.count, self.replicas.count);
+        for (_, want) in scales {
+            if want > live {
+                let started = (want - live).min(MAX_REPLICAS.saturating_sub(all));
+                live += started;
+                all += started;
+            } else {
+                live = want;
+            }
+        }
+        all
+    }
+
     /// Reads a scenario document, applying `variant` (a name of its `variants`) first.
     pub fn from_json(text: &str, variant: Option<&str>) -> Result<Self, ConfigError> {
         let text = crate::error::without_bom(text);
@@ -1033,6 +1066,47 @@ mod tests {
         let mut v = shipped();
         edit(&mut v);
         Topology::from_value(v).unwrap_err().to_string()
+    }
+
+    /// The drawing is sized before the run: as many replicas as the run ever has.
+    #[test]
+    fn most_replicas_is_what_the_run_has() {
+        let most_in_run = |t: &Topology| {
+            let run = crate::model::boxoffice::run(t.clone(), "test", "test", 1, None).unwrap();
+            run.seconds.iter().map(|s| s.replicas.len()).max().unwrap() as u32
+        };
+        let scale = |at_s: f64, replicas: u32| TimelineEvent {
+            at_s,
+            action: Action::Scale,
+            dependency: None,
+            latency_ms: None,
+            factor: None,
+            percent: None,
+            clients: Vec::new(),
+            replicas: Some(replicas),
+        };
+        let mut t = Topology::from_value(shipped()).unwrap();
+        t.seconds = 30;
+        t.replicas.count = 2;
+        assert_eq!(t.most_replicas(), 2);
+        assert_eq!(most_in_run(&t), 2);
+        // Down to one, then up to three: two new replicas beside the stopped one.
+        t.timeline = vec![scale(12.0, 3), scale(5.0, 1), scale(40.0, 9)];
+        assert_eq!(t.most_replicas(), 4);
+        assert_eq!(most_in_run(&t), 4);
+        // A scale-out after the run's end starts nothing.
+        t.timeline.push(scale(30.0, 9));
+        assert_eq!(t.most_replicas(), 4);
+        assert_eq!(most_in_run(&t), 4);
+        for name in scenarios::names() {
+            let text = scenarios::file(name).unwrap();
+            for v in scenarios::variants(text) {
+                let t = Topology::from_json(text, Some(&v)).unwrap();
+                let mut short = t.clone();
+                short.seconds = short.seconds.min(60);
+                assert_eq!(short.most_replicas(), most_in_run(&short), "{name} {v}");
+            }
+        }
     }
 
     #[test]
