@@ -9,49 +9,69 @@
 //   DEMO=3 BASE_URL=http://127.0.0.1:8123/ \
 //     VARIANTS='.state-diagram{display:none};;.panels{display:none}' node scripts/next-tick-ab.mjs
 //
+// Two builds instead: URLS='http://127.0.0.1:8123/,http://127.0.0.1:8124/' opens both
+// side by side and alternates the blocks between them (run it in both orders). A copy of a
+// dist/ whose stylesheet was edited by hand needs the page's integrity hash renewed, or the
+// browser drops the whole sheet (and the page gets faster for the wrong reason).
+//
 // BLOCK (20) ticks per variant and ROUNDS (30) rounds.
 import { launchBrowser } from '../e2e/support.mjs';
 
 const demo = Number(process.env.DEMO ?? 3);
-const variants = ['', ...(process.env.VARIANTS ?? '').split(';;').filter(Boolean)];
+const BLOCK = Number(process.env.BLOCK ?? 20);
+const ROUNDS = Number(process.env.ROUNDS ?? 30);
+const urls = (process.env.URLS ?? process.env.BASE_URL ?? 'http://127.0.0.1:8080/').split(',');
+const variants = process.env.URLS ? [''] : ['', ...(process.env.VARIANTS ?? '').split(';;').filter(Boolean)];
 const browser = await launchBrowser();
-// The page's CSP allows no inline style; bypassed for this test context only.
-const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-await page.goto(new URL(`?demo=${demo}`, process.env.BASE_URL ?? 'http://127.0.0.1:8080/').href);
-await page.getByTestId('next-tick').waitFor();
-await page.waitForTimeout(500);
-const lines = await page.evaluate(async ([variants, block, rounds]) => {
-  const sheet = document.createElement('style');
-  document.head.append(sheet);
+const pages = [];
+for (const url of urls) {
+  // The page's CSP allows no inline style; bypassed for this test context only.
+  const page = await browser.newPage({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  await page.goto(new URL(`?demo=${demo}`, url).href);
+  await page.getByTestId('next-tick').waitFor();
+  await page.evaluate(() => document.head.append(Object.assign(document.createElement('style'), { id: 'next-tick-ab' })));
+  pages.push(page);
+}
+await new Promise((r) => setTimeout(r, 500));
+
+// One block: `css` in force, a reset, then `block` ticks; their times in ms.
+const ticks = (page, css) => page.evaluate(async ([css, block]) => {
+  document.getElementById('next-tick-ab').textContent = css;
   const button = document.querySelector('[data-testid=next-tick]');
   const counter = document.querySelector('[data-testid=tick-counter]');
   const reset = [...document.querySelectorAll('button')].find((b) => b.textContent.trim() === 'Reset');
-  const times = variants.map(() => []);
-  for (let round = 0; round < rounds; round++) {
-    for (const [v, css] of variants.entries()) {
-      sheet.textContent = css;
-      reset.click();
-      await new Promise((r) => setTimeout(r, 30));
-      void document.body.offsetHeight;
-      for (let i = 0; i < block; i++) {
-        const expected = String(Number(counter.textContent) + 1);
-        const start = performance.now();
-        button.click();
-        for (let spins = 0; counter.textContent !== expected && spins < 10000; spins++) await Promise.resolve();
-        void document.body.offsetHeight;
-        times[v].push(performance.now() - start);
-        await new Promise((r) => setTimeout(r, 0));
-      }
-    }
+  reset.click();
+  await new Promise((r) => setTimeout(r, 30));
+  void document.body.offsetHeight;
+  const out = [];
+  for (let i = 0; i < block; i++) {
+    const expected = String(Number(counter.textContent) + 1);
+    const start = performance.now();
+    button.click();
+    for (let spins = 0; counter.textContent !== expected && spins < 10000; spins++) await Promise.resolve();
+    void document.body.offsetHeight;
+    out.push(performance.now() - start);
+    await new Promise((r) => setTimeout(r, 0));
   }
-  const sorted = (xs) => [...xs].sort((a, b) => a - b);
-  const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
-  const middleMean = (xs) => {
-    const s = sorted(xs).slice(Math.floor(xs.length / 4), Math.ceil((3 * xs.length) / 4));
-    return s.reduce((a, b) => a + b, 0) / s.length;
-  };
-  return times.map((t, v) => `median ${median(t).toFixed(2)} ms, middle half ${middleMean(t).toFixed(3)} ms  ${variants[v] || '(the page as built)'}`);
-}, [variants, Number(process.env.BLOCK ?? 20), Number(process.env.ROUNDS ?? 30)]);
+  return out;
+}, [css, BLOCK]);
+
+const runs = pages.flatMap((page, p) => variants.map((css) => ({ page, css, label: css || (pages.length > 1 ? urls[p] : '(the page as built)'), times: [] })));
+for (let round = 0; round < ROUNDS; round++) {
+  for (const run of runs) {
+    await run.page.bringToFront();
+    run.times.push(...(await ticks(run.page, run.css)));
+  }
+}
 await browser.close();
-console.log(`Demo ${demo}, Next Tick, click to laid out:`);
-for (const line of lines) console.log(`  ${line}`);
+
+const sorted = (xs) => [...xs].sort((a, b) => a - b);
+const median = (xs) => sorted(xs)[Math.floor(xs.length / 2)];
+const middleMean = (xs) => {
+  const s = sorted(xs).slice(Math.floor(xs.length / 4), Math.ceil((3 * xs.length) / 4));
+  return s.reduce((a, b) => a + b, 0) / s.length;
+};
+console.log(`Demo ${demo}, Next Tick, click to laid out (${BLOCK * ROUNDS} ticks each):`);
+for (const { label, times } of runs) {
+  console.log(`  median ${median(times).toFixed(2)} ms, middle half ${middleMean(times).toFixed(3)} ms  ${label}`);
+}
