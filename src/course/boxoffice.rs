@@ -1072,11 +1072,11 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                         })>
                         {live(move || if view.playing.get() { "Pause" } else { "Play" }.to_string())}
                     </button>
-                    <button type="button" data-testid="box-back" aria-label="One second back"
+                    <button type="button" data-testid="box-back" aria-label="−1 s (one second back)"
                         on:click=click(move |_| { view.playing.set(false); view.second.set(shown().saturating_sub(1)); })>
                         "−1 s"
                     </button>
-                    <button type="button" data-testid="box-forward" aria-label="One second on"
+                    <button type="button" data-testid="box-forward" aria-label="+1 s (one second on)"
                         on:click=click(move |_| { view.playing.set(false); view.second.set((shown() + 1).min(last())); })>
                         "+1 s"
                     </button>
@@ -1124,7 +1124,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                     on:click=click(move |_| compare_all(state, comparisons, view))>
                     {live(move || if view.comparing.get() { "Running every protection…" } else { "Compare every protection" }.to_string())}
                 </button>
-                <div class="table-scroll">
+                <div class="table-scroll" tabindex="0" role="region" aria-label="Every protection, same seed (scrolls sideways)">
                     <table data-testid="box-compare-table">
                         <caption class="visually-hidden">"Every protection of the scenario on the same seed"</caption>
                         <thead><tr>

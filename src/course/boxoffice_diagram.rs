@@ -1017,7 +1017,8 @@ pub fn SystemDiagram(
         })
     };
     view! {
-        <div class="box-diagram-scroll">
+        // A region the keyboard can reach, so a phone-width diagram scrolls without a pointer.
+        <div class="box-diagram-scroll" tabindex="0" role="region" aria-label="The system (scrolls sideways on a narrow screen)">
             // The dots move on the compositor, in a layer of their own under the drawing:
             // the page does no work per frame, and the boxes and counts stay on top.
             <div class="box-diagram-stack">

@@ -56,7 +56,7 @@ pub fn ComparePanel(session: RwSignal<TickSession>) -> impl IntoView {
 fn draw(rows: &[ProtectionRun; 4], current: Protection, now: u32, h: &mut String) {
     let ticks = rows[0].ticks.len();
     let skip = ticks.saturating_sub(COLUMNS);
-    h.raw("<div class=\"compare-scroll\"><table class=\"compare-table\" data-testid=\"compare-table\"><caption>Payments failed, and threads held by recommendations after each tick</caption><thead><tr><th scope=\"col\">Protection</th><th scope=\"col\">Payments failed</th>");
+    h.raw("<div class=\"compare-scroll\" tabindex=\"0\" role=\"region\" aria-label=\"The four protections (scrolls sideways)\"><table class=\"compare-table\" data-testid=\"compare-table\"><caption>Payments failed, and threads held by recommendations after each tick</caption><thead><tr><th scope=\"col\">Protection</th><th scope=\"col\">Payments failed</th>");
     for tick in rows[0].ticks.iter().skip(skip) {
         h.raw(if tick.t == now {
             "<th scope=\"col\" class=\"now\">t = "
