@@ -120,7 +120,7 @@ pub fn SettingsPanel(
                     view! {
                         // A field's red border follows its aria-invalid (style/components.css).
                         <div class="field">
-                            <label for=id><code>{name}</code><span class="group">{group}</span></label>
+                            <label for=id><code inner_html=breakable(name)></code><span class="group">{group}</span></label>
                             {input}
                             <p class="help">{field.help}</p>
                             <p class="error" id=error_id data-testid=format!("error-{name}") role="alert">
@@ -139,6 +139,20 @@ pub fn SettingsPanel(
     }
 }
 
+/// A camelCase name as HTML with a line-break opportunity (`<wbr>`) before each hump, so a
+/// long one (`permittedNumberOfCallsInHalfOpenState`) breaks between its words in a narrow
+/// column; copied, it is the name as written.
+fn breakable(name: &str) -> String {
+    let mut h = String::new();
+    for (i, c) in name.char_indices() {
+        if i > 0 && c.is_ascii_uppercase() {
+            h.raw("<wbr>");
+        }
+        h.text(c.encode_utf8(&mut [0; 4]));
+    }
+    h
+}
+
 /// A choice's options, as HTML.
 fn options_html(options: &[&str]) -> String {
     let mut h = String::new();
@@ -150,4 +164,25 @@ fn options_html(options: &[&str]) -> String {
             .raw("</option>");
     }
     h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_long_name_breaks_between_its_words() {
+        assert_eq!(
+            breakable("permittedNumberOfCallsInHalfOpenState"),
+            "permitted<wbr>Number<wbr>Of<wbr>Calls<wbr>In<wbr>Half<wbr>Open<wbr>State"
+        );
+        assert_eq!(
+            breakable("slidingWindowType"),
+            "sliding<wbr>Window<wbr>Type"
+        );
+        assert_eq!(breakable("a<b"), "a&lt;b", "anything but a name is escaped");
+        for field in FIELDS {
+            assert_eq!(breakable(field.name).replace("<wbr>", ""), field.name);
+        }
+    }
 }
