@@ -36,6 +36,7 @@ use proptest::test_runner::{FileFailurePersistence, TestRunner};
 use resilience_playground::course::lab_frame::open_from_link;
 use resilience_playground::settings_form::{FieldKind, SettingsDraft, FIELDS};
 use resilience_playground::url_state::{encode, UrlState};
+use resilience_sim::error::EXCERPT_CHARS;
 use resilience_sim::model::tick::{tick_breaker_config, tick_bulkhead_config, Behaviour};
 use resilience_sim::scenario::boxoffice_lab::BoxOfficeLab;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
@@ -151,6 +152,17 @@ fn check_message(what: &str, message: &str, max: usize) -> Result<(), TestCaseEr
         "{what}: a message of {chars} characters: {}...",
         message.chars().take(120).collect::<String>()
     );
+    // A bad `1e308` is quoted as written, not as the 309 digits of its binary value.
+    let digits = message
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    prop_assert!(
+        digits <= EXCERPT_CHARS,
+        "{what}: a number of {digits} digits that nobody wrote: {}...",
+        message.chars().take(120).collect::<String>()
+    );
     Ok(())
 }
 
@@ -256,6 +268,8 @@ const FIXED: &[&str] = &[
     "99999999999999999999",
     "18446744073709551616",
     "4294967296",
+    "1e308",
+    "-1e300",
     "NaN",
     "true",
     "5s",

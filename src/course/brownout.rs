@@ -1915,6 +1915,18 @@ mod tests {
         assert_eq!(session.config().config.queue_capacity, 20);
         assert_eq!(session.config().config.fixes, 2);
         assert!(session.run().is_ok());
+
+        // A huge number is quoted as it was written, not as its 309 digits.
+        let (_, problems) = super::super::lab_frame::open_from_link::<BrownoutLab>(
+            "?demo=12&faultSeconds=1e308&seconds=-1e300",
+        );
+        assert_eq!(
+            problems,
+            [
+                "Pricing stays slow for: must be between 1 s and 600 s (got 1e308)",
+                "Run until (seconds after 09:00): must be between 1 s and 600 s (got -1e300)",
+            ]
+        );
     }
 
     #[test]

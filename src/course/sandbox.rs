@@ -21,14 +21,13 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
+use resilience_sim::number::number_text;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::policy::circuit_breaker::{CircuitBreakerEvent, State, WindowCell, WindowKind};
 use resilience_sim::resilience4j::labs::LabResilience4j;
 use resilience_sim::scenario::breaker_script::MAX_SCRIPT_BYTES;
 use resilience_sim::scenario::catalogue::LabInfo;
-use resilience_sim::scenario::lab_session::{
-    number_text, Control, ControlValue, LabModel, LabSession,
-};
+use resilience_sim::scenario::lab_session::{Control, ControlValue, LabModel, LabSession};
 use resilience_sim::scenario::sandbox::{
     BreakerSandbox, CallClass, CallRecord, ClaimedSetting, Claims, Rates, Rung, SandboxCall,
     SandboxEvent, SandboxScenario, SandboxSettings,

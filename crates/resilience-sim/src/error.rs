@@ -3,6 +3,7 @@
 //! The UI shows `message` next to the field named by `field`, and the CLI prints
 //! `field: message` on one line; neither ever panics on bad input.
 
+use crate::number::number_text;
 use std::fmt;
 
 /// A setting that was refused, named as in Resilience4j (camelCase).
@@ -36,8 +37,8 @@ pub fn check_range(field: &str, value: u64, min: u64, max: u64) -> Result<(), Co
     }
 }
 
-/// Checks that a decimal setting is a finite number in `min..=max`; the message quotes
-/// at most [`EXCERPT_CHARS`] characters of the bad value (`1e300` prints 301 of them).
+/// Checks that a decimal setting is a finite number in `min..=max`; the message quotes the
+/// bad value as a person writes it (`1e300`, not its 301 digits).
 pub fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), ConfigError> {
     if value.is_finite() && (min..=max).contains(&value) {
         Ok(())
@@ -46,7 +47,7 @@ pub fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), C
             field,
             format!(
                 "must be between {min} and {max} (got {})",
-                excerpt(&value.to_string())
+                number_text(value)
             ),
         ))
     }

@@ -3,7 +3,7 @@
 //! adds 14 KB gzip, a tenth of a demo's 150 KB budget that those demos already exceed; this
 //! reader is exact up to 15 significant digits (any setting a learner types, and the
 //! links the course writes) and the tests compare it with `str::parse`.
-//! The numbers are only ever printed with the standard `Display`.
+//! Numbers are written back by [`number_text`], with the standard `Display` and `LowerExp`.
 
 /// A decimal number as `str::parse::<f64>` reads it (`50`, `-2.5`, `.5`, `1e2`), without
 /// the standard parser's tables (about 15 KB of wasm). Exact (correctly rounded) for up to
@@ -69,9 +69,58 @@ pub fn parse_number(text: &str) -> Option<f64> {
     Some(if negative { -value } else { value })
 }
 
+/// A number as a person writes it, in links, files and messages: the shortest text that
+/// reads back the same (`1000`, `2.5`, `0.1`), in exponent form from 1e21 and below 1e-6,
+/// where JavaScript switches too. A message that quotes a bad `1e308` says `1e308`, not the
+/// 309 digits of its binary value.
+pub fn number_text(v: f64) -> String {
+    let magnitude = v.abs();
+    if v.is_finite() && v != 0.0 && !(1e-6..1e21).contains(&magnitude) {
+        format!("{v:e}")
+    } else {
+        v.to_string()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_are_written_as_javascript_writes_them() {
+        // `String(x)` in JavaScript: exponent form from 1e21 and below 1e-6.
+        for (v, text) in [
+            (1000.0, "1000"),
+            (2.5, "2.5"),
+            (0.1, "0.1"),
+            (-0.5, "-0.5"),
+            (0.0, "0"),
+            (4294967296.0, "4294967296"),
+            (1e20, "100000000000000000000"),
+            (1e21, "1e21"),
+            (1e308, "1e308"),
+            (-1e300, "-1e300"),
+            (1.5e22, "1.5e22"),
+            (0.000001, "0.000001"),
+            (1.5e-7, "1.5e-7"),
+            (f64::NAN, "NaN"),
+        ] {
+            assert_eq!(number_text(v), text);
+        }
+        // What the course writes into links reads back the same.
+        for v in [
+            0.000001,
+            0.1,
+            2.5,
+            1e-7,
+            33.333333333333336,
+            123456.789,
+            1e20,
+            1e21,
+        ] {
+            assert_eq!(parse_number(&number_text(v)), Some(v), "{v}");
+        }
+    }
 
     #[test]
     fn numbers_read_like_the_standard_parser() {

@@ -54,6 +54,7 @@ use resilience_sim::model::tick::{
     Behaviour, Protection, TickConfig, TickWorld, MAX_ARRIVALS_PER_TICK, MAX_THREADS,
     MAX_TIMEOUT_TICKS,
 };
+use resilience_sim::number::number_text;
 use resilience_sim::policy::bulkhead::BulkheadConfig;
 use resilience_sim::policy::circuit_breaker::config::MAX_WINDOW_SIZE;
 use resilience_sim::policy::circuit_breaker::{
@@ -67,7 +68,7 @@ use resilience_sim::scenario::breaker_script::{
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::catalogue::DEMOS;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
-use resilience_sim::scenario::lab_session::{number_text, ControlKind, LabModel, LabSession};
+use resilience_sim::scenario::lab_session::{ControlKind, LabModel, LabSession};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
 use resilience_sim::scenario::sandbox::SandboxSettings;
@@ -164,6 +165,17 @@ fn bounded(what: &str, message: &str) -> Result<(), TestCaseError> {
     prop_assert!(
         chars <= MESSAGE_CHARS,
         "{what}: a message of {chars} characters: {}...",
+        message.chars().take(200).collect::<String>()
+    );
+    // A bad `1e308` is quoted as written, not as the 309 digits of its binary value.
+    let digits = message
+        .split(|c: char| !c.is_ascii_digit())
+        .map(str::len)
+        .max()
+        .unwrap_or(0);
+    prop_assert!(
+        digits <= EXCERPT_CHARS,
+        "{what}: a number of {digits} digits that nobody wrote: {}...",
         message.chars().take(200).collect::<String>()
     );
     Ok(())

@@ -319,17 +319,13 @@ fn settings_out_of_range_are_one_line_errors() {
     let mut config = SweepConfig::default();
     config.settings.token_bucket.retry_cost = -1.0;
     assert!(bad(config).starts_with("settings.tokenBucket.retryCost"));
-    // A huge value is quoted by its first 40 characters only.
+    // A huge value is quoted as a person writes it, not by the digits of its binary value.
     let mut config = SweepConfig::default();
     config.settings.token_bucket.capacity = 1e300;
-    let text = bad(config);
-    assert!(
-        text.starts_with(
-            "settings.tokenBucket.capacity: must be between 0.001 and 1000000 (got 1000000000"
-        ),
-        "{text}"
+    assert_eq!(
+        bad(config),
+        "settings.tokenBucket.capacity: must be between 0.001 and 1000000 (got 1e300)"
     );
-    assert!(text.ends_with("…)") && text.chars().count() < 120, "{text}");
     let mut config = SweepConfig::default();
     config.settings.adaptive_throttling.k = f64::NAN;
     assert_eq!(

@@ -672,7 +672,8 @@ fn retry_policies_help() -> String {
 
 /// A setting's range as the page's slider has it: `2 to 5 attempts`, `0 to 10 s`.
 fn range_text<C>(control: &Control<C>) -> String {
-    use resilience_sim::scenario::lab_session::{number_text, ControlKind, Unit};
+    use resilience_sim::number::number_text;
+    use resilience_sim::scenario::lab_session::{ControlKind, Unit};
     match control.kind {
         ControlKind::Number {
             min,

@@ -64,6 +64,7 @@
 //! `1000`, as the demand does). `capacity` is per second too, as a decimal. The run's
 //! [`AmplificationTotals`] are plain counts over the whole run.
 
+use crate::number::number_text;
 use rand::SeedableRng;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
@@ -248,7 +249,10 @@ fn check_number(field: &str, value: f64, min: f64, max: f64) -> Result<(), Confi
     } else {
         Err(ConfigError::new(
             field,
-            format!("must be a number between {min} and {max} (got {value})"),
+            format!(
+                "must be a number between {min} and {max} (got {})",
+                number_text(value)
+            ),
         ))
     }
 }

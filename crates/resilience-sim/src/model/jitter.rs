@@ -41,6 +41,7 @@
 //!   rejected again: the slot is full).
 //! - A client whose next call would come after the last slot is still waiting at the end.
 
+use crate::number::number_text;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -117,7 +118,7 @@ impl JitterConfig {
                 "multiplier",
                 format!(
                     "must be a number between 1 and 10 (got {})",
-                    self.multiplier
+                    number_text(self.multiplier)
                 ),
             ));
         }

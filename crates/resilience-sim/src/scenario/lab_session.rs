@@ -16,7 +16,7 @@
 
 use crate::duration::parse_duration;
 use crate::error::{excerpt, ConfigError};
-use crate::number::parse_number;
+use crate::number::{number_text, parse_number};
 
 /// A lab: its config (with `Default` the spec's page), its controls and its model.
 pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
@@ -167,6 +167,17 @@ impl<C> Control<C> {
     /// Checks `value` against the control's kind: a number in range (and on the step
     /// grid, up to rounding), a known option, a toggle.
     pub fn check(&self, value: ControlValue) -> Result<ControlValue, ConfigError> {
+        self.check_written(value, None)
+    }
+
+    /// [`Self::check`] of a value read from `written`, which a refusal quotes as it was
+    /// written: the reader may be a unit in the last place off past 15 digits, and a
+    /// message must not quote a number nobody wrote.
+    fn check_written(
+        &self,
+        value: ControlValue,
+        written: Option<&str>,
+    ) -> Result<ControlValue, ConfigError> {
         let refuse = |message: String| Err(ConfigError::new(self.name, message));
         match (self.kind, value) {
             (
@@ -183,10 +194,8 @@ impl<C> Control<C> {
                         Unit::Millis => (ms_text(min), ms_text(max)),
                         Unit::Plain(u) => (with_unit(min, u), with_unit(max, u)),
                     };
-                    return refuse(format!(
-                        "must be between {lo} and {hi} (got {})",
-                        number_text(v)
-                    ));
+                    let got = written.map_or_else(|| number_text(v), excerpt);
+                    return refuse(format!("must be between {lo} and {hi} (got {got})"));
                 }
                 // Snap to the grid: a link's 2.50000001 is 2.5; a value between two steps
                 // is refused rather than silently moved.
@@ -262,7 +271,7 @@ impl<C> Control<C> {
                 }
             },
         };
-        self.check(value)
+        self.check_written(value, Some(text))
     }
 }
 
@@ -295,12 +304,6 @@ fn round_to_step(v: f64, step: f64) -> f64 {
         scale *= 10.0;
     }
     (v * scale).round() / scale
-}
-
-/// A number as the link and the CLI write it: the shortest text that reads back the same
-/// (`1000`, `2.5`, `0.1`).
-pub fn number_text(v: f64) -> String {
-    v.to_string()
 }
 
 /// The number a `set` of a `Number` or `Whole` control receives (0 for other values: the

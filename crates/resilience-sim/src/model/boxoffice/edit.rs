@@ -12,6 +12,7 @@
 //! characters for "4 replicas and a breaker on payment"), and the same patch on the same
 //! scenario gives the same system on the page and in the CLI.
 
+use crate::number::number_text;
 use serde_json::{json, Map, Value};
 
 use super::topology::{
@@ -630,15 +631,17 @@ pub fn apply(doc: &mut Value, edit: &Edit) -> Result<Topology, ConfigError> {
                     return Err(refuse(
                         path.as_str(),
                         format!(
-                            "must be between {} and {} (got {value})",
-                            known.min, known.max
+                            "must be between {} and {} (got {})",
+                            known.min,
+                            known.max,
+                            number_text(*value)
                         ),
                     ));
                 }
                 if known.step == 1.0 && value.fract() != 0.0 {
                     return Err(refuse(
                         path.as_str(),
-                        format!("must be a whole number (got {value})"),
+                        format!("must be a whole number (got {})", number_text(*value)),
                     ));
                 }
                 // Whole numbers stay whole in the file.

@@ -14,6 +14,7 @@
 //! any file's run short: at most [`MAX_EXPECTED_ARRIVALS`] requests a run, so a file cannot
 //! ask for hours of work.
 
+use crate::number::number_text;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -504,7 +505,7 @@ fn check_percent(field: &str, value: f64) -> Result<(), ConfigError> {
     } else {
         Err(err(
             field,
-            format!("must be between 0 and 100 (got {value})"),
+            format!("must be between 0 and 100 (got {})", number_text(value)),
         ))
     }
 }
@@ -630,7 +631,7 @@ impl Topology {
             if !(c.rps.is_finite() && (0.0..=50_000.0).contains(&c.rps)) {
                 push!(Err(err(
                     f("rps"),
-                    format!("must be between 0 and 50000 (got {})", c.rps)
+                    format!("must be between 0 and 50000 (got {})", number_text(c.rps))
                 )));
             }
             expected += c.rps.max(0.0) * peak_multiplier;

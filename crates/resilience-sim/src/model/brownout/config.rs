@@ -1,6 +1,7 @@
 //! The brownout: the controls of Lab C and their limits.
 
 use super::*;
+use crate::number::number_text;
 
 /// Every control of Lab C; `Default` is the spec's stack as it was configured.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -120,7 +121,10 @@ fn check_float(field: &str, value: f64, min: f64, max: f64) -> Result<(), Config
     } else {
         Err(ConfigError::new(
             field,
-            format!("must be between {min} and {max} (got {value})"),
+            format!(
+                "must be between {min} and {max} (got {})",
+                number_text(value)
+            ),
         ))
     }
 }

@@ -46,6 +46,7 @@ pub mod map;
 pub mod sim;
 pub mod sweep;
 
+use crate::number::number_text;
 use serde::{Deserialize, Serialize};
 
 use crate::error::excerpt;
@@ -288,7 +289,7 @@ pub(crate) fn check_list(
             field,
             format!(
                 "every value must be between {min} and {max} (got {})",
-                excerpt(&bad.to_string())
+                number_text(*bad)
             ),
         ));
     }

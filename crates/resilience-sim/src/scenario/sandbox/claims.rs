@@ -1,6 +1,7 @@
 //! The breaker sandbox: configure from claims.
 
 use super::*;
+use crate::number::number_text;
 
 /// What a dependency and its team can state, from which the settings follow.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -69,20 +70,20 @@ impl Claims {
         let window_claim = match d.window_type {
             SlidingWindowType::TimeBased => format!(
                 "{} calls/s: {} s of traffic is about {} calls, enough for a time window",
-                lab_session::number_text(self.calls_per_second),
+                number_text(self.calls_per_second),
                 CLAIMED_WINDOW_S,
-                lab_session::number_text((self.calls_per_second * 10.0).round())
+                number_text((self.calls_per_second * 10.0).round())
             ),
             SlidingWindowType::CountBased => format!(
                 "{} calls/s: fewer than {CLAIMED_MIN_CALLS} calls in {CLAIMED_WINDOW_S} s, so judge the last {CLAIMED_MIN_CALLS} calls whatever their age",
-                lab_session::number_text(self.calls_per_second)
+                number_text(self.calls_per_second)
             ),
         };
         let minimum_claim = match d.window_type {
             SlidingWindowType::TimeBased if d.minimum > CLAIMED_MIN_CALLS => format!(
                 "judge once the window holds 5 s of traffic: {} calls at {} calls/s",
                 d.minimum,
-                lab_session::number_text(self.calls_per_second)
+                number_text(self.calls_per_second)
             ),
             SlidingWindowType::TimeBased => format!(
                 "5 s of traffic is fewer than {CLAIMED_MIN_CALLS} calls: judge from {CLAIMED_MIN_CALLS} calls, never fewer"
@@ -101,7 +102,7 @@ impl Claims {
             },
             ClaimedSetting {
                 name: "slowCallRateThreshold",
-                value: lab_session::number_text(f64::from(CLAIMED_SLOW_RATE)),
+                value: number_text(f64::from(CLAIMED_SLOW_RATE)),
                 claim: "normally 1 call in 200 is that slow: half of them is a brownout, not bad luck".to_string(),
             },
             ClaimedSetting {

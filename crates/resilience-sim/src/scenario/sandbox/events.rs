@@ -1,6 +1,7 @@
 //! The breaker sandbox: event names.
 
 use super::*;
+use crate::number::number_text;
 
 impl CircuitBreakerEvent {
     /// Resilience4j's `CircuitBreakerEvent.Type` name: `SUCCESS`, `ERROR`,
@@ -97,12 +98,12 @@ pub struct LogEntry {
 
 pub(super) fn ms_text(ms: Millis) -> String {
     if ms >= 1_000 {
-        format!("{} s", lab_session::number_text(ms as f64 / 1000.0))
+        format!("{} s", number_text(ms as f64 / 1000.0))
     } else {
         format!("{ms} ms")
     }
 }
 
 pub(super) fn rate_text(rate: f32) -> String {
-    lab_session::number_text((f64::from(rate) * 10.0).round() / 10.0)
+    number_text((f64::from(rate) * 10.0).round() / 10.0)
 }

@@ -66,7 +66,7 @@ use super::breaker_script::{
     MAX_TIMERS_PER_SCRIPT,
 };
 use super::lab_session::{
-    self, choice, millis, number, slider, Control, ControlKind, ControlValue, LabModel, LabSession,
+    choice, millis, number, slider, Control, ControlKind, ControlValue, LabModel, LabSession,
     Section,
 };
 use crate::duration::format_duration;
