@@ -150,8 +150,7 @@ impl<C> Control<C> {
             (ControlValue::Number(v), ControlKind::Number { unit, .. }) => match unit {
                 Unit::Millis if v >= 1000.0 || v == 0.0 => format!("{} s", number_text(v / 1000.0)),
                 Unit::Millis => format!("{} ms", number_text(v)),
-                Unit::Plain("") => number_text(v),
-                Unit::Plain(unit) => format!("{} {unit}", number_text(v)),
+                Unit::Plain(unit) => with_unit(v, unit),
             },
             (ControlValue::Number(v), _) => number_text(v),
             (ControlValue::Choice(name), ControlKind::Choice { options }) => options
@@ -280,12 +279,22 @@ fn option_list(options: &[(&str, &str)]) -> String {
     names.join(", ")
 }
 
+/// `v` with its unit, the unit's noun in the singular for exactly one: `1 thread`,
+/// `2 threads`, `1 request/s`, `1 s`, `1 % of normal`.
 fn with_unit(v: f64, unit: &str) -> String {
     if unit.is_empty() {
-        number_text(v)
-    } else {
-        format!("{} {unit}", number_text(v))
+        return number_text(v);
     }
+    let noun_end = unit.find(['/', ' ']).unwrap_or(unit.len());
+    let noun = &unit[..noun_end];
+    let unit = match noun.strip_suffix('s') {
+        // A plural noun ("threads"), not a symbol ("s", "ms", "%").
+        Some(singular) if v == 1.0 && singular.len() > 1 => {
+            format!("{singular}{}", &unit[noun_end..])
+        }
+        _ => unit.to_string(),
+    };
+    format!("{} {unit}", number_text(v))
 }
 
 fn ms_text(ms: f64) -> String {
@@ -588,4 +597,25 @@ fn set_text<L: LabModel>(config: &mut L, name: &str, text: &str) -> Result<(), C
     next.validate()?;
     *config = next;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_of_a_unit_is_singular() {
+        for (v, unit, text) in [
+            (1.0, "threads", "1 thread"),
+            (2.0, "threads", "2 threads"),
+            (0.0, "tokens", "0 tokens"),
+            (1.5, "tokens", "1.5 tokens"),
+            (1.0, "requests/s", "1 request/s"),
+            (1.0, "% of normal", "1 % of normal"),
+            (1.0, "s", "1 s"),
+            (1.0, "", "1"),
+        ] {
+            assert_eq!(with_unit(v, unit), text);
+        }
+    }
 }
