@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::error::check_range;
+use crate::error::{check_range, one_line};
 use crate::policy::bulkhead::BulkheadConfig;
 use crate::policy::circuit_breaker::CircuitBreakerConfig;
 use crate::policy::rate_limiter::RateLimiterConfig;
@@ -580,7 +580,8 @@ impl Topology {
             let path = e.path().to_string();
             err(
                 if path == "." { "scenario".into() } else { path },
-                e.into_inner().to_string(),
+                // serde quotes a bad value whole: keep a short prefix, on one line.
+                one_line(&e.into_inner().to_string()),
             )
         })?;
         topology.validate()?;
@@ -1067,6 +1068,20 @@ mod tests {
         let mut v = shipped();
         edit(&mut v);
         Topology::from_value(v).unwrap_err().to_string()
+    }
+
+    /// A file's bad value is quoted by a short prefix, as every message quotes one.
+    #[test]
+    fn a_long_bad_value_is_quoted_short() {
+        let long = "y".repeat(300);
+        let text = problem(|v| v["balancer"]["policy"] = serde_json::json!(long));
+        assert_eq!(
+            text,
+            format!(
+                "balancer.policy: unknown variant `{}…`, expected `roundRobin` or `leastOutstanding`",
+                "y".repeat(crate::error::EXCERPT_CHARS)
+            )
+        );
     }
 
     /// The drawing is sized before the run: as many replicas as the run ever has.
