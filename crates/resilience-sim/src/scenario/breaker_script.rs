@@ -170,13 +170,13 @@ pub fn read_breaker_script<'de, D: serde::Deserializer<'de>>(
     })
 }
 
+/// The path is part of the bound too: it names an unknown key as the script wrote it.
 fn invalid_script(path: &str, why: &str) -> String {
-    let why = crate::error::one_line(why);
-    if path.is_empty() {
+    crate::error::one_line(&if path.is_empty() {
         format!("invalid breaker script: {why}")
     } else {
         format!("invalid breaker script: {path}: {why}")
-    }
+    })
 }
 
 /// The largest script file read (the page's import and the CLI alike).

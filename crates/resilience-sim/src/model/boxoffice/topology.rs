@@ -579,7 +579,12 @@ impl Topology {
         let topology: Topology = serde_path_to_error::deserialize(value).map_err(|e| {
             let path = e.path().to_string();
             err(
-                if path == "." { "scenario".into() } else { path },
+                // The path names an unknown key as the file wrote it.
+                if path == "." {
+                    "scenario".into()
+                } else {
+                    one_line(&path)
+                },
                 // serde quotes a bad value whole: keep a short prefix, on one line.
                 one_line(&e.into_inner().to_string()),
             )

@@ -43,13 +43,13 @@ pub fn parse<T: DeserializeOwned>(json: &str, what: &str) -> Result<T, String> {
     Ok(script)
 }
 
+/// The path is part of the bound too: it names an unknown key as the script wrote it.
 fn invalid(what: &str, path: &str, why: &str) -> String {
-    let why = crate::error::one_line(why);
-    if path.is_empty() {
+    crate::error::one_line(&if path.is_empty() {
         format!("invalid {what}: {why}")
     } else {
         format!("invalid {what}: {path}: {why}")
-    }
+    })
 }
 
 /// A duration in whole milliseconds, however the reader stored the number: serde_json gives
