@@ -154,7 +154,10 @@ test("Demo 8: each of the three lines shows, and the chart sits beside its contr
 });
 
 // Moves a slider through its range one step at a time and times each input event until
-// every chart of the page has redrawn (the canvases count their redraws).
+// every chart of the page has redrawn (the canvases count their redraws), or until a task
+// passes with no further redraw: a chart whose data did not change is not drawn again (at
+// 90 and 95 % of Demo 8's capacity both charts are the same), and waiting for it would
+// time the wait, not the page. Reports how many moves redrew every chart.
 // With `canvasIds`, waits for those canvases only, then for the next task (by then every
 // effect of the change has run, a chart whose spec did not change included).
 async function timeSlider(page, sliderId, steps, canvasIds) {
@@ -166,6 +169,7 @@ async function timeSlider(page, sliderId, steps, canvasIds) {
     const nextTask = () => new Promise((r) => { const c = new MessageChannel(); c.port1.onmessage = r; c.port2.postMessage(0); });
     const counts = () => canvases.map((c) => c.getAttribute('data-render-count'));
     const times = [];
+    let allChartsRedrawn = 0;
     for (let i = 0; i < steps; i++) {
       const min = Number(slider.min), max = Number(slider.max), step = Number(slider.step);
       const value = min + ((i * step) % (max - min + step));
@@ -175,16 +179,32 @@ async function timeSlider(page, sliderId, steps, canvasIds) {
       const start = performance.now();
       slider.value = String(value);
       slider.dispatchEvent(new Event('input', { bubbles: true }));
-      for (let spins = 0; !allRedrawn() && spins < 100000; spins++) await Promise.resolve();
+      let end = start;
       if (canvasIds) {
+        for (let spins = 0; !allRedrawn() && spins < 100000; spins++) await Promise.resolve();
         await nextTask();
         void document.body.offsetHeight;
+        end = performance.now();
+      } else {
+        // The microtasks of the change first (the page's effects), then task by task while
+        // charts are still being drawn.
+        for (let spins = 0; !allRedrawn() && spins < 1000; spins++) await Promise.resolve();
+        let seen = counts().join();
+        for (let tasks = 0; !allRedrawn() && tasks < 50; tasks++) {
+          await nextTask();
+          const now = counts().join();
+          if (now === seen) break;
+          seen = now;
+        }
+        void document.body.offsetHeight;
+        end = performance.now();
       }
-      times.push(performance.now() - start);
+      if (allRedrawn()) allChartsRedrawn += 1;
+      times.push(end - start);
       await nextTask();
     }
     const sorted = [...times].sort((a, b) => a - b);
-    return { moves: times.length, median_ms: sorted[Math.floor(sorted.length / 2)], p95_ms: sorted[Math.floor(sorted.length * 0.95)] };
+    return { moves: times.length, all_charts_redrawn: allChartsRedrawn, median_ms: sorted[Math.floor(sorted.length / 2)], p95_ms: sorted[Math.floor(sorted.length * 0.95)] };
   }, { sliderId, steps, canvasIds });
 }
 

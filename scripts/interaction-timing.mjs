@@ -11,6 +11,11 @@ const CHANGES = 30;
 const WINDOW_MS = 400;
 // [demo, event ('input', 'change' or 'click'), test id, values (for a click: test ids)]
 const INTERACTIONS = [
+  [8, 'input', 'lab-control-degradedCapacityPercent', ['10', '30', '90', '50', '5']],
+  [8, 'input', 'lab-control-retries', ['0', '5', '3', '10']],
+  [9, 'input', 'lab-control-capacityPerSlot', ['50', '200', '120', '400']],
+  [9, 'change', 'lab-control-mode', ['none', 'full', 'equal', 'decorrelated']],
+  [10, 'click', 'sandbox-send-success', ['sandbox-send-success', 'sandbox-send-failure', 'sandbox-advance']],
   [12, 'input', 'lab-control-queueCapacity', ['100', '300', '50', '600', '200']],
   [12, 'click', 'bo-step-0', ['bo-step-0', 'bo-step-1', 'bo-step-3', 'bo-step-2', 'bo-step-4']],
   [12, 'click', 'lab-control-retryBulkheadFull', []],
