@@ -323,8 +323,7 @@ pub fn draw(
             let style = colour(series.tone, dark).stroke_width(px(width) as u32);
             // A point whose value is not a number (a rate not measured) breaks the line.
             for run in series.points.split(|p| !p.1.is_finite()) {
-                let points: Vec<(i32, i32)> =
-                    run.iter().map(|&(x, y)| (x_at(x), y_at(y))).collect();
+                let points = corners(run.iter().map(|&(x, y)| (x_at(x), y_at(y))));
                 if series.stroke == Stroke::Dashed {
                     for piece in dashes(&points, px(9.0), px(6.0)) {
                         line(piece, style).ok()?;
@@ -352,6 +351,31 @@ pub fn draw(
         }
     }
     root.present().ok()
+}
+
+/// The pixels of a line where it turns: a point on the straight way between its
+/// neighbours (a plateau of a rate, a repeated pixel) is left out, so the canvas draws the
+/// same line from fewer points (a run of 600 steps is mostly flat stretches). A point where
+/// the line turns back along itself is kept.
+pub fn corners(points: impl IntoIterator<Item = (i32, i32)>) -> Vec<(i32, i32)> {
+    let mut kept: Vec<(i32, i32)> = Vec::new();
+    for p in points {
+        if kept.last() == Some(&p) {
+            continue;
+        }
+        if let [.., a, b] = kept[..] {
+            let (u, v) = (
+                (i64::from(b.0 - a.0), i64::from(b.1 - a.1)),
+                (i64::from(p.0 - b.0), i64::from(p.1 - b.1)),
+            );
+            let straight = u.0 * v.1 == u.1 * v.0 && u.0 * v.0 + u.1 * v.1 > 0;
+            if straight {
+                kept.pop();
+            }
+        }
+        kept.push(p);
+    }
+    kept
 }
 
 /// Cuts a polyline into dashes of `dash` pixels separated by `gap` pixels, measured along
@@ -421,6 +445,28 @@ pub fn legend(spec: &ChartSpec, _dark: bool) -> Vec<(String, String)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_keeps_its_corners_only() {
+        // A plateau, a rise, a plateau: four corners.
+        let line = [
+            (0, 50),
+            (1, 50),
+            (2, 50),
+            (3, 40),
+            (4, 30),
+            (5, 30),
+            (6, 30),
+        ];
+        assert_eq!(corners(line), [(0, 50), (2, 50), (4, 30), (6, 30)]);
+        // A repeated pixel is one point; a spike that goes back the way it came keeps its tip.
+        assert_eq!(
+            corners([(0, 9), (0, 9), (0, 5), (0, 9), (1, 9)]),
+            [(0, 9), (0, 5), (0, 9), (1, 9)]
+        );
+        assert_eq!(corners([(3, 3)]), [(3, 3)]);
+        assert_eq!(corners([]), Vec::<(i32, i32)>::new());
+    }
 
     #[test]
     fn tick_steps_are_1_2_5_times_a_power_of_ten() {

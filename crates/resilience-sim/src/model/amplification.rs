@@ -551,9 +551,7 @@ pub fn run(
         };
         let arrivals = (s + 1) * demand / STEPS_PER_SECOND - s * demand / STEPS_PER_SECOND;
         if let Some(budget) = budget.as_mut() {
-            for _ in 0..arrivals {
-                budget.deposit(now);
-            }
+            budget.deposit_many(now, arrivals);
         }
 
         due.clear();
@@ -623,16 +621,7 @@ pub fn run(
             }
             let allowed = match budget.as_mut() {
                 None => failures,
-                Some(budget) => {
-                    let mut allowed = failures.min(budget.balance(now));
-                    for taken in 0..allowed {
-                        if !budget.try_withdraw(now) {
-                            allowed = taken;
-                            break;
-                        }
-                    }
-                    allowed
-                }
+                Some(budget) => budget.withdraw_up_to(now, failures),
             };
             refused += failures - allowed;
             failed += failures - allowed;

@@ -189,6 +189,36 @@ impl RetryBudget {
         }
     }
 
+    /// `count` original requests were sent at `now`: the same as `count` calls of
+    /// [`deposit`](Self::deposit), in one step (a rate model sends thousands a step).
+    pub fn deposit_many(&mut self, now: Millis, count: u64) {
+        self.deposits += count;
+        if self.deposit_amount > 0 && count > 0 {
+            let units = i64::try_from(count)
+                .unwrap_or(i64::MAX)
+                .saturating_mul(self.deposit_amount);
+            self.window.add(now, units);
+        }
+    }
+
+    /// Asks to make `count` retries at `now`; returns how many are paid for. The same as
+    /// `count` calls of [`try_withdraw`](Self::try_withdraw) at one instant: each is paid
+    /// while the budget holds a retry's worth, so the first [`balance`](Self::balance)
+    /// are made and the rest refused (and counted as refusals).
+    pub fn withdraw_up_to(&mut self, now: Millis, count: u64) -> u64 {
+        let allowed = count.min(self.balance(now));
+        if allowed > 0 {
+            // allowed <= balance = units / withdrawal_amount: the product fits.
+            self.window.add(
+                now,
+                -(allowed as i64).saturating_mul(self.withdrawal_amount),
+            );
+        }
+        self.withdrawals += allowed;
+        self.refusals += count - allowed;
+        allowed
+    }
+
     /// Asks to make one retry at `now`; on true the retry is paid for.
     pub fn try_withdraw(&mut self, now: Millis) -> bool {
         if self.is_empty_budget() {
@@ -241,6 +271,56 @@ impl RetryBudget {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bulk calls are the single ones repeated: same answers, same counters, same
+    /// budget afterwards, for budgets with and without a percentage or a reserve.
+    #[test]
+    fn many_at_once_is_one_at_a_time() {
+        let configs = [
+            (10.0, 10, 10_000),
+            (20.0, 0, 1_000),
+            (0.0, 3, 10_000),
+            (0.0, 0, 10_000),
+            (150.0, 1, 5_000),
+        ];
+        for (percent, reserve, ttl) in configs {
+            let config = RetryBudgetConfig {
+                retry_percent: percent,
+                min_retries_per_second: reserve,
+                ttl,
+            };
+            let mut one = RetryBudget::new(config.clone()).unwrap();
+            let mut many = RetryBudget::new(config).unwrap();
+            let mut seed = 7_u64;
+            for step in 0..400_u64 {
+                let now = step * 37;
+                seed = seed
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                let (sent, wanted) = ((seed >> 33) % 60, (seed >> 17) % 90);
+                for _ in 0..sent {
+                    one.deposit(now);
+                }
+                many.deposit_many(now, sent);
+                let paid_one = (0..wanted).filter(|_| one.try_withdraw(now)).count() as u64;
+                let paid_many = many.withdraw_up_to(now, wanted);
+                assert_eq!(paid_one, paid_many, "{percent} % at {now} ms");
+                assert_eq!(one.balance(now), many.balance(now));
+            }
+            assert_eq!(
+                (one.deposits(), one.withdrawals(), one.refusals()),
+                (many.deposits(), many.withdrawals(), many.refusals())
+            );
+            // Both answers were given (Finagle's empty budget pays for nothing).
+            let empty = percent == 0.0 && reserve == 0;
+            assert_eq!(
+                one.withdrawals() == 0,
+                empty,
+                "{percent} %, reserve {reserve}"
+            );
+            assert!(one.refusals() > 0, "{percent} %, reserve {reserve}");
+        }
+    }
 
     #[test]
     fn window_keeps_ten_slices() {
