@@ -9,6 +9,7 @@ pub mod components;
 pub mod course;
 pub mod embed;
 pub mod format;
+pub mod lab_link;
 pub mod nav;
 pub mod part;
 pub mod settings_form;

@@ -216,7 +216,7 @@ pub mod exports {
     /// Boot YAML, `.properties` and Java: a [`ConfigText`] record. The labs whose link
     /// says all of their config (8, 9, 11, 12, 13, 15).
     pub fn lab_config_text(query: &str) -> Result<String, JsValue> {
-        use crate::course::lab_frame::config_from_link;
+        use crate::lab_link::config_from_link;
         use resilience_sim::resilience4j::labs::LabResilience4j;
         use resilience_sim::scenario::catalogue::{self, Lab};
         use resilience_sim::scenario::{
@@ -441,19 +441,21 @@ pub async fn profiles(text: &str) -> Result<Vec<String>, String> {
     Ok(record::all(&record::read(&text_of(value)?), "profile"))
 }
 
-/// [`exports::read_for_tick`], from a tick demo: demo `demo` with its link's `settings`.
+/// [`exports::read_for_tick`], from a tick demo: demo `demo` with its link's `settings`;
+/// the fragment's `instance` plays the demo's role, and `profile`'s documents are read too.
 pub async fn read_for_tick(
     text: &str,
     demo: u32,
     settings: &str,
-    pasted: &crate::views::page_tools::Pasted,
+    instance: &str,
+    profile: &str,
 ) -> Result<TickImport, String> {
     let args = [
         text.into(),
         demo.into(),
         settings.into(),
-        pasted.instance.as_str().into(),
-        pasted.profile.as_str().into(),
+        instance.into(),
+        profile.into(),
     ];
     let value = call("read_for_tick", &args).await?;
     Ok(read_tick_import(&text_of(value)?))
@@ -461,13 +463,11 @@ pub async fn read_for_tick(
 
 /// [`exports::read_for_sandbox`], from the breaker sandbox.
 pub async fn read_for_sandbox(
-    pasted: &crate::views::page_tools::Pasted,
+    text: &str,
+    instance: &str,
+    profile: &str,
 ) -> Result<SandboxImport, String> {
-    let args = [
-        pasted.text.as_str().into(),
-        pasted.instance.as_str().into(),
-        pasted.profile.as_str().into(),
-    ];
+    let args = [text.into(), instance.into(), profile.into()];
     let value = call("read_for_sandbox", &args).await?;
     from_js(value).map_err(message)
 }

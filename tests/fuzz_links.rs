@@ -1,6 +1,6 @@
 //! Fuzzing that stays (issue 14 §5), the page's side: the tick demos' links
 //! (`UrlState::parse`), the settings panel's text (`SettingsDraft`) and the labs' links
-//! (`course::labs::open_from_link`), fed structured random input. Native only (the browser
+//! (`lab_link::open_from_link`), fed structured random input. Native only (the browser
 //! tests are tests/web.rs); stable Rust and proptest, like the engine's
 //! crates/resilience-sim/tests/fuzz.rs.
 //!
@@ -33,7 +33,7 @@ use proptest::prelude::*;
 use proptest::sample::Index;
 use proptest::test_runner::{FileFailurePersistence, TestRunner};
 
-use resilience_playground::course::lab_frame::open_from_link;
+use resilience_playground::lab_link::open_from_link;
 use resilience_playground::settings_form::{FieldKind, SettingsDraft, FIELDS};
 use resilience_playground::url_state::{encode, UrlState};
 use resilience_sim::error::EXCERPT_CHARS;

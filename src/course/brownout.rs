@@ -1901,9 +1901,8 @@ mod tests {
     /// on the spec's value.
     #[test]
     fn a_bad_link_value_is_named_and_the_spec_value_is_used() {
-        let (session, problems) = super::super::lab_frame::open_from_link::<BrownoutLab>(
-            "?demo=12&queueCapacity=-5&fixes=2",
-        );
+        let (session, problems) =
+            crate::lab_link::open_from_link::<BrownoutLab>("?demo=12&queueCapacity=-5&fixes=2");
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(
             problems[0].starts_with(
@@ -1917,7 +1916,7 @@ mod tests {
         assert!(session.run().is_ok());
 
         // A huge number is quoted as it was written, not as its 309 digits.
-        let (_, problems) = super::super::lab_frame::open_from_link::<BrownoutLab>(
+        let (_, problems) = crate::lab_link::open_from_link::<BrownoutLab>(
             "?demo=12&faultSeconds=1e308&seconds=-1e300",
         );
         assert_eq!(

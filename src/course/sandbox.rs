@@ -35,9 +35,10 @@ use resilience_sim::scenario::sandbox::{
 use resilience_sim::Millis;
 use wasm_bindgen::JsCast;
 
-use super::lab_frame::{config_from_link, link_of, LabFrame, LabTools};
+use super::lab_frame::{LabFrame, LabTools};
 use crate::components::{bind_to, message, ControlBinding};
 use crate::format::trim;
+use crate::lab_link::{config_from_link, link_of};
 use crate::nav::{address_follows, current_query, Location};
 use crate::tools::{self, ConfigText};
 use crate::url_state::encode;
@@ -468,12 +469,13 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     // The tools part reads and checks a pasted fragment; the page replays its calls with it.
     let import = Callback::new(move |pasted: Pasted| {
         spawn_local(async move {
-            pasted
-                .done
-                .run(match tools::read_for_sandbox(&pasted).await {
+            pasted.done.run(
+                match tools::read_for_sandbox(&pasted.text, &pasted.instance, &pasted.profile).await
+                {
                     Ok(read) => read.and_then(|r| page.apply_config(r).map_err(Refused::from)),
                     Err(unavailable) => Err(vec![unavailable].into()),
-                });
+                },
+            );
         });
     });
     view! {

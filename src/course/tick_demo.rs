@@ -324,7 +324,13 @@ pub fn TickDemo(
             return;
         };
         leptos::task::spawn_local(async move {
-            let read = tools::read_for_tick(&pasted.text, demo_number, &settings, &pasted);
+            let read = tools::read_for_tick(
+                &pasted.text,
+                demo_number,
+                &settings,
+                &pasted.instance,
+                &pasted.profile,
+            );
             pasted.done.run(match read.await {
                 Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
                 Err(unavailable) => Err(vec![unavailable].into()),

@@ -82,6 +82,27 @@ pub fn number_text(v: f64) -> String {
     }
 }
 
+/// A leading `-` (-1) or `+` (1) and the rest.
+pub(crate) fn sign(text: &str) -> (i64, &str) {
+    match text.as_bytes().first() {
+        Some(b'-') => (-1, &text[1..]),
+        Some(b'+') => (1, &text[1..]),
+        _ => (1, text),
+    }
+}
+
+/// A whole number as `str::parse::<i64>` reads it (`12`, `+3`, `-4`), without its code.
+pub(crate) fn whole(text: &str) -> Option<i64> {
+    let (sign, digits) = sign(text);
+    if digits.is_empty() {
+        return None;
+    }
+    digits.bytes().try_fold(0i64, |n, b| {
+        let digit = char::from(b).to_digit(10)?;
+        n.checked_mul(10)?.checked_add(sign * i64::from(digit))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

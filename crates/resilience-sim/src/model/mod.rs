@@ -7,6 +7,7 @@ pub mod brownout;
 pub mod checkout;
 pub mod jitter;
 pub mod retry_policies;
+pub mod run_facts;
 pub mod shared_pool;
 pub mod summary;
 pub mod tick;

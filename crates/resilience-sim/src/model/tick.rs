@@ -31,8 +31,8 @@ use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{check_range, ConfigError};
-pub use crate::model::summary::TransitionReason;
-use crate::model::summary::{BreakerWatch, RunFacts, RunSummary};
+pub use crate::model::run_facts::TransitionReason;
+use crate::model::run_facts::{BreakerWatch, RunFacts};
 use crate::model::window_log::WindowLog;
 pub use crate::model::window_log::{TrialVerdict, WindowEntry};
 use crate::outcome::Outcome;
@@ -577,28 +577,9 @@ impl TickModel {
         self.seed
     }
 
-    /// The facts of the run so far, for the page's "What happened".
-    pub fn summary(&self) -> RunSummary {
-        let breaker = &self.config.circuit_breaker;
-        RunSummary {
-            ticks: self.tick,
-            threads: self.config.world.threads,
-            tally: self.tally,
-            payment_failure_spans: self.facts.payment_failure_spans.clone(),
-            payments_without_thread: self.facts.payments_without_thread,
-            service_failures: self.facts.service_failures,
-            recommendations_threads: self.threads_held_by(Dependency::Recommendations),
-            peak_recommendations_threads: self.facts.peak_recommendations_threads,
-            breaker_ticks: self.facts.breaker_ticks,
-            bulkhead_ticks: self.facts.bulkhead_ticks,
-            breaker_state: self.breaker().map(CircuitBreaker::state),
-            transition_count: self.facts.transition_count,
-            transitions: self.transitions.iter().copied().collect(),
-            behaviour: self.config.behaviour,
-            protection: self.config.protection,
-            failure_rate_threshold: breaker.failure_rate_threshold,
-            minimum_number_of_calls: breaker.effective_minimum_number_of_calls(),
-        }
+    /// What the model noted so far, for [`crate::model::summary`].
+    pub(crate) fn facts(&self) -> &RunFacts {
+        &self.facts
     }
 
     pub fn config(&self) -> &TickConfig {
@@ -732,9 +713,10 @@ impl TickModel {
         for _ in 0..self.config.world.payment_per_tick {
             self.admit(Dependency::Payment, t, now);
         }
+        let protection = self.config.protection;
         self.facts.end_tick(
             t,
-            self.config.protection,
+            (protection.has_breaker(), protection.has_bulkhead()),
             self.tally.payment_failures,
             self.threads_held_by(Dependency::Recommendations),
         );

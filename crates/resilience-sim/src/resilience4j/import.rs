@@ -21,8 +21,8 @@
 //! `tags` and the `*-aspect-order` keys are Spring wiring and are skipped.
 
 use super::{
-    canonical, cat, engine_exception_name, int, properties, quote, signed, split_path, yaml, Entry,
-    Instance, Kind, PolicyConfig,
+    canonical, cat, engine_exception_name, int, kebab, properties, quote, signed, split_path, yaml,
+    Entry, Instance, Kind, PolicyConfig,
 };
 use crate::error::ConfigError;
 use crate::number::parse_number;
@@ -1121,24 +1121,6 @@ fn locate(e: &ConfigError, layer: &Layer, layers: &[Layer]) -> Problem {
             .rev()
             .find_map(|l| l.get(key).map(|s| (s.line, s.path.clone())))
     })
-}
-
-/// A ConfigError's camelCase field as the Spring key: `failureRateThreshold` is
-/// `failure-rate-threshold`.
-pub(super) fn kebab(field: &str) -> String {
-    if field == "waitIntervalFunctionInOpenState" {
-        return "wait-duration-in-open-state".into();
-    }
-    let mut out = String::new();
-    for c in field.chars() {
-        if c.is_ascii_uppercase() {
-            out.push('-');
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// A note for a setting Resilience4j reads only with another one.

@@ -19,8 +19,7 @@ use std::collections::BTreeMap;
 
 // The Spring name of a builder method is the import's name of a camelCase field
 // (`slidingWindowSize` -> `sliding-window-size`).
-use super::import::kebab;
-use super::{cat, int, on_line, Entry};
+use super::{cat, int, kebab, on_line, Entry};
 
 /// Whether `text` is Java builder code rather than YAML or `.properties`.
 pub fn is_java(text: &str) -> bool {

@@ -47,13 +47,14 @@ pub mod properties;
 mod tick;
 pub mod yaml;
 
+use crate::duration::{parse_spring_duration, parse_spring_duration_nanos};
 use crate::exceptions;
+use crate::number::whole;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::CircuitBreakerConfig;
 use crate::policy::rate_limiter::RateLimiterConfig;
 use crate::policy::retry::RetryConfig;
 use crate::policy::time_limiter::TimeLimiterConfig;
-use crate::Millis;
 
 pub use export::{to_java, to_properties, to_yaml};
 pub use import::{profiles, read_entries, Provenance};
@@ -352,164 +353,6 @@ pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
     notes
 }
 
-// ---------------------------------------------------------------------------------------
-// Spring Boot durations
-// ---------------------------------------------------------------------------------------
-
-/// Reads a duration as Spring Boot's `DurationStyle` does: `500ms`, `10s`, `2m`, `1h`,
-/// `1d`, `ns`/`us` (units in any case), a bare number of milliseconds, or ISO-8601
-/// (`PT10S`, `PT0.5S`, `P1DT2H`). The simulation counts whole milliseconds, so a
-/// negative duration or a fraction of a millisecond is refused.
-pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
-    let nanos = parse_spring_duration_nanos(text)?;
-    let text = text.trim();
-    if nanos % 1_000_000 != 0 {
-        return Err(quote(
-            text,
-            "is not a whole number of milliseconds (the simulation counts milliseconds)",
-        ));
-    }
-    Ok(nanos / 1_000_000)
-}
-
-/// [`parse_spring_duration`] to the nanosecond, for the one setting that needs it (the
-/// rate limiter's `limitRefreshPeriod`, 500 ns by default): any duration from 0 up to
-/// Java's `long` nanoseconds.
-pub fn parse_spring_duration_nanos(text: &str) -> Result<u64, String> {
-    let text = text.trim();
-    let bad = || {
-        quote(
-            text,
-            "is not a duration (write 500ms, 10s, 2m, a number of milliseconds or PT10S)",
-        )
-    };
-    let nanos: i64 = if text.trim_start_matches(['+', '-']).starts_with(['P', 'p']) {
-        iso_nanos(text).ok_or_else(bad)?
-    } else {
-        let unsigned = text.trim_start_matches(['+', '-']);
-        if text.len() - unsigned.len() > 1 {
-            return Err(bad());
-        }
-        let digits = unsigned.bytes().take_while(u8::is_ascii_digit).count();
-        let (number, unit) = unsigned.split_at(digits);
-        if number.is_empty() || unit.len() > 2 || number.len() > 30 {
-            return Err(bad());
-        }
-        let factor: i64 = match unit.to_ascii_lowercase().as_str() {
-            "ns" => 1,
-            "us" => 1_000,
-            "" | "ms" => 1_000_000,
-            "s" => 1_000_000_000,
-            "m" => 60_000_000_000,
-            "h" => 3_600_000_000_000,
-            "d" => 86_400_000_000_000,
-            _ => {
-                return Err(cat(&[
-                    "unknown unit in `",
-                    text,
-                    "` (use ns, us, ms, s, m, h or d)",
-                ]))
-            }
-        };
-        let value = whole(number).ok_or_else(|| quote(text, "is too long"))?;
-        let value = value.checked_mul(factor).ok_or_else(bad)?;
-        if text.starts_with('-') {
-            -value
-        } else {
-            value
-        }
-    };
-    u64::try_from(nanos).map_err(|_| quote(text, "is negative"))
-}
-
-/// `java.time.Duration.parse`: `[+-]P[nD][T[nH][nM][n[.f]S]]`, each number signed.
-fn iso_nanos(text: &str) -> Option<i64> {
-    // Letters compare without case: upper-case them all (the byte positions stay).
-    let text = text.to_ascii_uppercase();
-    let (outer, rest) = sign(&text);
-    let rest = rest.strip_prefix('P')?;
-    let (days, time) = match rest.split_once('T') {
-        Some((days, time)) => (days, Some(time)),
-        None if rest.is_empty() => return None,
-        None => (rest, None),
-    };
-    let add = |total: i64, n: i64, factor: i64| total.checked_add(n.checked_mul(factor)?);
-    let mut total: i64 = 0;
-    if !days.is_empty() {
-        total = add(
-            0,
-            signed_whole(days.strip_suffix('D')?)?,
-            86_400_000_000_000,
-        )?;
-    }
-    if let Some(mut time) = time {
-        if time.is_empty() {
-            return None;
-        }
-        for (suffix, factor) in [('H', 3_600_000_000_000_i64), ('M', 60_000_000_000)] {
-            if let Some((n, rest)) = time.split_once(suffix) {
-                total = add(total, signed_whole(n)?, factor)?;
-                time = rest;
-            }
-        }
-        if !time.is_empty() {
-            let (sign, n) = sign(time.strip_suffix('S')?);
-            let (whole, fraction) = n.split_once(['.', ',']).unwrap_or((n, ""));
-            if whole.is_empty() || fraction.len() > 9 {
-                return None;
-            }
-            let seconds = signed_whole(whole)?;
-            if !fraction.bytes().all(|b| b.is_ascii_digit()) {
-                return None;
-            }
-            // The fraction as nanoseconds: its digits, padded to nine.
-            let frac = (0..9).fold(0, |n, i| {
-                n * 10
-                    + fraction
-                        .as_bytes()
-                        .get(i)
-                        .map_or(0, |&b| i64::from(b - b'0'))
-            });
-            let nanos = seconds.checked_mul(1_000_000_000)?.checked_add(frac)?;
-            total = add(total, nanos, sign)?;
-        }
-    }
-    total.checked_mul(outer)
-}
-
-/// A leading `-` (-1) or `+` (1) and the rest.
-fn sign(text: &str) -> (i64, &str) {
-    match text.as_bytes().first() {
-        Some(b'-') => (-1, &text[1..]),
-        Some(b'+') => (1, &text[1..]),
-        _ => (1, text),
-    }
-}
-
-fn signed_whole(text: &str) -> Option<i64> {
-    let digits = text.trim_start_matches(['+', '-']);
-    if digits.is_empty()
-        || digits.len() > 20
-        || text.len() - digits.len() > 1
-        || !digits.bytes().all(|b| b.is_ascii_digit())
-    {
-        return None;
-    }
-    whole(text)
-}
-
-/// A whole number as `str::parse::<i64>` reads it (`12`, `+3`, `-4`), without its code.
-pub(crate) fn whole(text: &str) -> Option<i64> {
-    let (sign, digits) = sign(text);
-    if digits.is_empty() {
-        return None;
-    }
-    digits.bytes().try_fold(0i64, |n, b| {
-        let digit = char::from(b).to_digit(10)?;
-        n.checked_mul(10)?.checked_add(sign * i64::from(digit))
-    })
-}
-
 /// The character of a hexadecimal code as `u32::from_str_radix(digits, 16)` reads it.
 pub(crate) fn hex(digits: &str) -> Option<char> {
     let digits = digits.strip_prefix('+').unwrap_or(digits);
@@ -520,6 +363,24 @@ pub(crate) fn hex(digits: &str) -> Option<char> {
         .chars()
         .try_fold(0u32, |n, c| n.checked_mul(16)?.checked_add(c.to_digit(16)?))?;
     char::from_u32(code)
+}
+
+/// A ConfigError's camelCase field as the Spring key: `failureRateThreshold` is
+/// `failure-rate-threshold`.
+pub(crate) fn kebab(field: &str) -> String {
+    if field == "waitIntervalFunctionInOpenState" {
+        return "wait-duration-in-open-state".into();
+    }
+    let mut out = String::new();
+    for c in field.chars() {
+        if c.is_ascii_uppercase() {
+            out.push('-');
+            out.push(c.to_ascii_lowercase());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// `parts` joined: the module's one string builder (a `format!` per message would be
@@ -634,36 +495,6 @@ pub(crate) fn canonical(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn spring_durations() {
-        // DurationStyle: SIMPLE `^([+-]?\d+)([a-zA-Z]{0,2})$`, a bare number is ms.
-        for (text, ms) in [
-            ("500ms", 500),
-            ("10s", 10_000),
-            ("10S", 10_000),
-            ("2m", 120_000),
-            ("1h", 3_600_000),
-            ("1d", 86_400_000),
-            ("1500", 1_500),
-            ("+7", 7),
-            ("2000us", 2),
-            ("3000000ns", 3),
-            ("PT10S", 10_000),
-            ("pt0.5s", 500),
-            ("PT1M30S", 90_000),
-            ("P1DT1H", 90_000_000),
-            ("PT2H-60M", 3_600_000),
-        ] {
-            assert_eq!(parse_spring_duration(text), Ok(ms), "{text}");
-        }
-        for bad in [
-            "", "soon", "5 s", "1.5s", "10sec", "-1s", "1500us", "P", "PT", "PT1.5MS", "P1Y",
-            "--5", "PT-1S",
-        ] {
-            assert!(parse_spring_duration(bad).is_err(), "{bad}");
-        }
-    }
 
     #[test]
     fn whole_numbers_and_hex_codes_read_like_the_standard_parsers() {

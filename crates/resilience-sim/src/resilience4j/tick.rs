@@ -15,8 +15,8 @@
 //! [`apply_to_tick`], what a demo page calls, refuses one that differs from the demo's
 //! (the page's world is the spec's), while [`import_tick`] (the CLI's `run`) takes it.
 
-use super::import::{kebab, locate_in};
-use super::{cat, int, Instance, Kind, PolicyConfig};
+use super::import::locate_in;
+use super::{cat, int, kebab, Instance, Kind, PolicyConfig};
 use crate::error::ConfigError;
 use crate::model::tick::{TickConfig, MAX_TIMEOUT_TICKS, TICK_MS};
 use crate::policy::bulkhead::BulkheadConfig;
