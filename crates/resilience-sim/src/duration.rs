@@ -7,7 +7,7 @@
 use serde::{Deserialize, Deserializer, Serializer};
 
 use crate::error::excerpt;
-use crate::number::{sign, whole};
+use crate::number::sign;
 
 /// A virtual instant or duration in milliseconds.
 pub type Millis = u64;
@@ -193,7 +193,10 @@ pub fn parse_spring_duration_nanos(text: &str) -> Result<u64, String> {
                 ))
             }
         };
-        let value = whole(number).ok_or_else(|| quoted(text, "is too long"))?;
+        let value = number
+            .parse::<i64>()
+            .ok()
+            .ok_or_else(|| quoted(text, "is too long"))?;
         let value = value.checked_mul(factor).ok_or_else(bad)?;
         if text.starts_with('-') {
             -value
@@ -268,7 +271,7 @@ fn signed_whole(text: &str) -> Option<i64> {
     {
         return None;
     }
-    whole(text)
+    text.parse::<i64>().ok()
 }
 
 /// `` `text` what ``, the text cut to an excerpt: the message for a refused value.

@@ -91,18 +91,6 @@ pub(crate) fn sign(text: &str) -> (i64, &str) {
     }
 }
 
-/// A whole number as `str::parse::<i64>` reads it (`12`, `+3`, `-4`), without its code.
-pub(crate) fn whole(text: &str) -> Option<i64> {
-    let (sign, digits) = sign(text);
-    if digits.is_empty() {
-        return None;
-    }
-    digits.bytes().try_fold(0i64, |n, b| {
-        let digit = char::from(b).to_digit(10)?;
-        n.checked_mul(10)?.checked_add(sign * i64::from(digit))
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -7,7 +7,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{cat, class_name, int, Instance, Kind, PolicyConfig};
+use super::{class_name, Instance, Kind, PolicyConfig};
 use crate::duration::{format_duration, format_nanos};
 use crate::policy::circuit_breaker::{OpenWaitFunction, State};
 use crate::policy::retry::IntervalFunction;
@@ -178,7 +178,7 @@ fn backoff(
 /// A value as YAML and `.properties` write it (not a list).
 fn text(value: Val) -> String {
     match value {
-        Int(n) => int(n.into()),
+        Int(n) => n.to_string(),
         Bool(b) => b.to_string(),
         Word(w) => w.to_string(),
         Ms(ms) => format_duration(ms),
@@ -230,7 +230,7 @@ fn yaml_name(name: &str) -> String {
 /// A name in Spring's brackets when it holds a dot.
 fn bracketed(name: &str) -> String {
     match name.contains('.') {
-        true => cat(&["[", name, "]"]),
+        true => ["[", name, "]"].concat(),
         false => name.to_string(),
     }
 }
@@ -270,7 +270,7 @@ pub fn to_yaml(instances: &[Instance]) -> String {
 }
 
 fn push(out: &mut String, parts: &[&str]) {
-    out.push_str(&cat(parts));
+    out.extend(parts.iter().copied());
 }
 
 /// A `.properties` key or value with the characters `Properties.load` would read otherwise
@@ -311,21 +311,22 @@ pub fn to_properties(instances: &[Instance]) -> String {
             }
             for (key, value) in settings(&instance.config) {
                 let path = properties_escape(
-                    &cat(&[
+                    &[
                         "resilience4j.",
                         kind.section(),
                         ".instances.",
                         &bracketed(&instance.name),
                         ".",
                         key,
-                    ]),
+                    ]
+                    .concat(),
                     true,
                 );
                 match value {
                     Classes(names) => {
                         for (i, name) in names.iter().enumerate() {
                             let value = properties_escape(&class_name(name), false);
-                            push(&mut out, &[&path, "[", &int(i as u64), "]=", &value, "\n"]);
+                            push(&mut out, &[&path, "[", &i.to_string(), "]=", &value, "\n"]);
                         }
                     }
                     value => {
@@ -370,7 +371,7 @@ fn java_variable(name: &str, kind: Kind, used: &mut BTreeSet<String>) -> String 
     let mut candidate = ident.clone();
     let mut n = 2;
     while !used.insert(candidate.clone()) {
-        candidate = cat(&[&ident, &int(n)]);
+        candidate = format!("{ident}{n}");
         n += 1;
     }
     candidate
@@ -484,7 +485,7 @@ fn java_duration(ms: Millis) -> String {
     .into_iter()
     .find(|(unit, _)| ms.is_multiple_of(*unit))
     .unwrap_or((1, "Millis"));
-    cat(&["Duration.of", name, "(", &int(ms / unit), ")"])
+    ["Duration.of", name, "(", &(ms / unit).to_string(), ")"].concat()
 }
 
 /// A value as a Java argument: a `float` whole as an int literal, else with `f`; a
@@ -497,13 +498,13 @@ fn java_value(value: Val, classes: &JavaClasses, imports: &mut BTreeSet<String>)
         }
         Ns(ns) if !ns.is_multiple_of(1_000_000) => {
             imports.insert("java.time.Duration".to_string());
-            cat(&["Duration.ofNanos(", &int(ns), ")"])
+            ["Duration.ofNanos(", &ns.to_string(), ")"].concat()
         }
         Ns(ns) => {
             imports.insert("java.time.Duration".to_string());
             java_duration(ns / 1_000_000)
         }
-        Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => super::signed(v as i64),
+        Rate(v) if v.fract() == 0.0 && v.abs() < 1e7 => (v as i64).to_string(),
         Rate(v) => format!("{v}f"),
         Num(v) if v.fract() == 0.0 && v.abs() < 1e15 => format!("{v}.0"),
         Num(v) => v.to_string(),
@@ -527,8 +528,8 @@ pub fn to_java(instances: &[Instance]) -> String {
             push(&mut body, &["// ", &comment(note), "\n"]);
         }
         let (package, name) = JAVA[kind as usize];
-        let class = cat(&[name, "Config"]);
-        imports.insert(cat(&["io.github.resilience4j.", package, ".", &class]));
+        let class = [name, "Config"].concat();
+        imports.insert(["io.github.resilience4j.", package, ".", &class].concat());
         push(
             &mut body,
             &[&class, " ", &variable, " = ", &class, ".custom()\n"],
@@ -580,7 +581,7 @@ fn java_calls(
                 if let Some(function) = function {
                     imports.insert("io.github.resilience4j.core.IntervalFunction".to_string());
                     let max = settings.iter().find(|s| s.0.starts_with("exponential-max"));
-                    let mut text = cat(&["IntervalFunction.", function, &argument]);
+                    let mut text = ["IntervalFunction.", function, &argument].concat();
                     for value in [multiplier, factor, max.map(|s| s.1)].into_iter().flatten() {
                         text.push_str(", ");
                         text.push_str(&java_value(value, classes, imports));
@@ -606,7 +607,7 @@ fn java_calls(
             }
             _ => {}
         }
-        calls.push(cat(&[&method, "(", &argument, ")"]));
+        calls.push([&method, "(", &argument, ")"].concat());
     }
     // The thread-pool builder takes the maximum before the core size.
     if config.kind() == Kind::ThreadPoolBulkhead {

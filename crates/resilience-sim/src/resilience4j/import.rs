@@ -21,8 +21,8 @@
 //! `tags` and the `*-aspect-order` keys are Spring wiring and are skipped.
 
 use super::{
-    canonical, cat, engine_exception_name, int, kebab, properties, quote, signed, split_path, yaml,
-    Entry, Instance, Kind, PolicyConfig,
+    canonical, engine_exception_name, kebab, properties, quote, split_path, yaml, Entry, Instance,
+    Kind, PolicyConfig,
 };
 use crate::error::ConfigError;
 use crate::number::parse_number;
@@ -77,19 +77,24 @@ pub fn read_documents(
             let active =
                 profile.is_some_and(|p| condition.value.split(',').any(|name| name.trim() == p));
             if !active {
-                not_read.push(cat(&[
-                    "document ",
-                    &int(number as u64 + 1),
-                    " (line ",
-                    &int((offset + condition.line) as u64),
-                    "): only for the profile `",
-                    &crate::error::excerpt(&condition.value),
-                    "`",
-                    &match profile {
-                        Some(p) => cat(&[", not `", &crate::error::excerpt(p), "`"]),
-                        None => String::from(" (no profile chosen: the default settings are read)"),
-                    },
-                ]));
+                not_read.push(
+                    [
+                        "document ",
+                        &(number as u64 + 1).to_string(),
+                        " (line ",
+                        &(offset + condition.line).to_string(),
+                        "): only for the profile `",
+                        &crate::error::excerpt(&condition.value),
+                        "`",
+                        &match profile {
+                            Some(p) => [", not `", &crate::error::excerpt(p), "`"].concat(),
+                            None => {
+                                String::from(" (no profile chosen: the default settings are read)")
+                            }
+                        },
+                    ]
+                    .concat(),
+                );
                 continue;
             }
         }
@@ -177,7 +182,7 @@ fn shift_line(problem: &str, offset: usize) -> String {
     };
     let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
     match rest[..digits].parse::<usize>() {
-        Ok(line) => cat(&["line ", &int((line + offset) as u64), &rest[digits..]]),
+        Ok(line) => ["line ", &(line + offset).to_string(), &rest[digits..]].concat(),
         Err(_) => problem.to_string(),
     }
 }
@@ -213,13 +218,13 @@ pub fn resolve_placeholders(value: &str) -> Result<String, String> {
         match inner.split_once(':') {
             Some((_, default)) => out.push_str(&resolve_placeholders(default)?),
             None => {
-                return Err(cat(&[
+                return Err([
                     "the placeholder `${",
                     &crate::error::excerpt(inner),
                     "}` has no default, and the simulation has no environment to read it from: write the value, or `${",
                     &crate::error::excerpt(inner),
                     ":value}`",
-                ]))
+                ].concat())
             }
         }
         rest = &rest[close + 1..];
@@ -457,7 +462,7 @@ type Problem = (usize, String);
 
 /// The problem `path: message` on `line`.
 fn at(line: usize, path: &str, message: &str) -> Problem {
-    (line, cat(&[path, ": ", message]))
+    (line, [path, ": ", message].concat())
 }
 
 /// The instances of a fragment's entries; see the module docs.
@@ -474,7 +479,7 @@ pub fn instances_and_not_read(
     let mut other_sections: Vec<String> = Vec::new();
     for entry in entries {
         let Some(segments) = split_path(&entry.key) else {
-            problems.push((entry.line, cat(&[&entry.key, ": not a property name"])));
+            problems.push((entry.line, [&entry.key, ": not a property name"].concat()));
             continue;
         };
         if canonical(segments[0]) != "resilience4j" || segments[0].starts_with('[') {
@@ -491,19 +496,22 @@ pub fn instances_and_not_read(
                 ..entry.clone()
             },
             Err(message) => {
-                problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
+                problems.push((entry.line, [&entry.key, ": ", &message].concat()));
                 continue;
             }
         };
         if let Err(message) = place(&resolved, &segments, &mut layers) {
-            problems.push((entry.line, cat(&[&entry.key, ": ", &message])));
+            problems.push((entry.line, [&entry.key, ": ", &message].concat()));
         }
     }
     if !other_sections.is_empty() {
-        not_read.push(cat(&[
-            "not Resilience4j settings, not read: ",
-            &other_sections.join(", "),
-        ]));
+        not_read.push(
+            [
+                "not Resilience4j settings, not read: ",
+                &other_sections.join(", "),
+            ]
+            .concat(),
+        );
     }
     if !found {
         return Err(vec![
@@ -537,7 +545,7 @@ pub fn instances_and_not_read(
     sorted.dedup();
     Err(sorted
         .into_iter()
-        .map(|(line, message)| cat(&["line ", &int(line as u64), ": ", &message]))
+        .map(|(line, message)| ["line ", &line.to_string(), ": ", &message].concat())
         .collect())
 }
 
@@ -561,10 +569,7 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
         "scheduled" | "micrometer" => return Ok(()),
         _ => {
             let names = Kind::ALL.map(Kind::section);
-            return Err(cat(&[
-                "not a Resilience4j policy",
-                &suggest(section, &names),
-            ]));
+            return Err(["not a Resilience4j policy", &suggest(section, &names)].concat());
         }
     };
     let group = segments.get(2).map(|g| canonical(g));
@@ -576,14 +581,15 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
         Some("tags") => return Ok(()),
         Some(g) if g.ends_with("aspectorder") => return Ok(()),
         _ => {
-            return Err(cat(&[
+            return Err([
                 "not a ",
                 kind.label(),
                 " property (expected instances.NAME or configs.NAME)",
                 &segments
                     .get(2)
                     .map_or(String::new(), |g| suggest(g, &["instances", "configs"])),
-            ]))
+            ]
+            .concat())
         }
     };
     let Some(name) = segments.get(3) else {
@@ -624,12 +630,13 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
     let wanted = canonical(setting);
     let not_a_setting = || {
         let names: Vec<&str> = table.iter().map(|s| s.0).collect();
-        cat(&[
+        [
             "not a ",
             kind.label(),
             " setting",
             &suggest(setting, &names),
-        ])
+        ]
+        .concat()
     };
     let &(spring, ty) = table
         .iter()
@@ -641,7 +648,7 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
             i.strip_prefix('[')
                 .and_then(|i| i.strip_suffix(']'))
                 .filter(|i| !i.starts_with('-'))
-                .and_then(super::whole)
+                .and_then(|i| i.parse::<i64>().ok())
                 .filter(|i| (0..10_000).contains(i))
                 .map(|i| i as usize)
                 .ok_or("a list index is a number: [0], [1], ...")?,
@@ -665,7 +672,7 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
             raws.last_mut().expect("just pushed")
         }
     };
-    let twice = |first: usize| cat(&["set twice (first on line ", &int(first as u64), ")"]);
+    let twice = |first: usize| ["set twice (first on line ", &first.to_string(), ")"].concat();
     let value = entry.value.clone();
     match item {
         None if raw.scalar.is_some() || !raw.items.is_empty() => Err(twice(raw.line)),
@@ -697,7 +704,9 @@ fn suggest(written: &str, names: &[&str]) -> String {
         .map(|n| (distance(&written, &canonical(n)), n))
         .filter(|(d, _)| *d <= 2)
         .min_by_key(|(d, _)| *d)
-        .map_or(String::new(), |(_, n)| cat(&[" (did you mean ", n, "?)"]))
+        .map_or(String::new(), |(_, n)| {
+            [" (did you mean ", n, "?)"].concat()
+        })
 }
 
 /// Levenshtein distance, on short names only.
@@ -757,7 +766,7 @@ fn value(raw: &Setting) -> Result<Val, Problem> {
 
 /// `must be what not text`.
 fn must(what: &str, text: &str) -> String {
-    cat(&["must be ", what, " not ", text])
+    ["must be ", what, " not ", text].concat()
 }
 
 /// A setting's value read as its type says (not a list of classes).
@@ -790,9 +799,13 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
             if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
                 return Err(quote(text, "is not a whole number"));
             }
-            match super::whole(text).filter(|v| i32::try_from(*v).is_ok()) {
+            match text
+                .parse::<i64>()
+                .ok()
+                .filter(|v| i32::try_from(*v).is_ok())
+            {
                 Some(v) if v < min => {
-                    return Err(must(&cat(&["at least ", &signed(min), ","]), text))
+                    return Err(must(&["at least ", &min.to_string(), ","].concat(), text))
                 }
                 Some(v) => Val::Int(v),
                 None => return Err(quote(text, "does not fit a Java int")),
@@ -801,14 +814,20 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
         Ty::Duration(min) => {
             let ms = super::parse_spring_duration(text)?;
             if ms < min {
-                return Err(must(&cat(&["at least ", &int(min), " ms,"]), text));
+                return Err(must(
+                    &["at least ", &min.to_string(), " ms,"].concat(),
+                    text,
+                ));
             }
             Val::Ms(ms)
         }
         Ty::Nanos(min) => {
             let ns = super::parse_spring_duration_nanos(text)?;
             if ns < min {
-                return Err(must(&cat(&["at least ", &int(min), " ns,"]), text));
+                return Err(must(
+                    &["at least ", &min.to_string(), " ns,"].concat(),
+                    text,
+                ));
             }
             if ns > i64::MAX as u64 {
                 return Err(quote(text, "is too long"));
@@ -879,14 +898,15 @@ fn class(name: &str) -> Result<String, String> {
         return Err(quote(name, "is not a Java class name"));
     }
     if !name.contains('.') {
-        return Err(cat(&[
+        return Err([
             &quote(
                 name,
                 "is not a fully qualified class name; Spring needs the package (e.g. ",
             ),
             &super::class_name(name),
             ")",
-        ]));
+        ]
+        .concat());
     }
     Ok(engine_exception_name(name))
 }
@@ -917,7 +937,7 @@ fn chain(layer: &Layer, configs: &[&Layer], depth: usize) -> Result<Vec<Layer>, 
             return Err(at(
                 base.line,
                 &base.path,
-                &cat(&["there is no configs.", base_name, " in this fragment"]),
+                &["there is no configs.", base_name, " in this fragment"].concat(),
             ));
         };
         let mut layers = chain(base_layer, configs, depth + 1)?;
@@ -998,20 +1018,21 @@ impl Provenance {
                     let shared = block
                         .split_once(".configs.")
                         .map_or(*block, |(_, name)| name);
-                    cat(&["from configs.", shared])
+                    ["from configs.", shared].concat()
                 };
-                cat(&[&keys.join(", "), " ", &from])
+                [&keys.join(", "), " ", &from].concat()
             })
             .collect();
         if parts.is_empty() {
-            return cat(&[&self.instance, ": every value is Resilience4j's default."]);
+            return [&self.instance, ": every value is Resilience4j's default."].concat();
         }
-        cat(&[
+        [
             &self.instance,
             ": ",
             &parts.join("; "),
             "; every other value is Resilience4j's default.",
-        ])
+        ]
+        .concat()
     }
 }
 
@@ -1052,10 +1073,10 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<(Instance, Provenance), Pr
         apply(&mut config, l, &mut notes)?;
         for s in &l.settings {
             if s.val != Val::Unset && matches!(s.ty, Ty::InertBool | Ty::InertInt(_)) {
-                notes.push(cat(&[
+                notes.push([
                     s.key,
                     " is Spring wiring (health, events or stack traces): no effect in the simulation.",
-                ]));
+                ].concat());
             }
         }
     }
@@ -1064,11 +1085,11 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<(Instance, Provenance), Pr
             .iter()
             .any(|l| l.get("core-thread-pool-size").is_some())
     {
-        notes.push(cat(&[
+        notes.push([
             "core-thread-pool-size defaults to the processors minus one; the simulation assumes ",
-            &int(crate::policy::bulkhead::ASSUMED_AVAILABLE_PROCESSORS.into()),
+            &crate::policy::bulkhead::ASSUMED_AVAILABLE_PROCESSORS.to_string(),
             " processors.",
-        ]));
+        ].concat());
     }
     // Each note once, first place kept.
     let mut unique: Vec<String> = Vec::new();
@@ -1110,7 +1131,11 @@ pub(super) fn locate_in(
     let key = kebab(&e.field);
     match set_at(&key) {
         Some((line, path)) => at(line, &path, &e.message),
-        None => at(instance_line, &cat(&[instance_path, ".", &key]), &e.message),
+        None => at(
+            instance_line,
+            &[instance_path, ".", &key].concat(),
+            &e.message,
+        ),
     }
 }
 
@@ -1126,12 +1151,13 @@ fn locate(e: &ConfigError, layer: &Layer, layers: &[Layer]) -> Problem {
 /// A note for a setting Resilience4j reads only with another one.
 fn unread(layer: &Layer, key: &str, without: &str) -> Option<String> {
     layer.get(key).map(|_| {
-        cat(&[
+        [
             key,
             " is not read by Resilience4j without ",
             without,
             " in the same block.",
-        ])
+        ]
+        .concat()
     })
 }
 
@@ -1341,14 +1367,17 @@ fn apply(config: &mut PolicyConfig, l: &Layer, notes: &mut Vec<String>) -> Resul
             ] {
                 match l.int(key) {
                     Some(v) if v >= min => *field = v as u32,
-                    Some(v) => notes.push(cat(&[
-                        key,
-                        ": ",
-                        &signed(v),
-                        " is not read by Resilience4j (it takes ",
-                        &signed(min),
-                        " and above).",
-                    ])),
+                    Some(v) => notes.push(
+                        [
+                            key,
+                            ": ",
+                            &v.to_string(),
+                            " is not read by Resilience4j (it takes ",
+                            &min.to_string(),
+                            " and above).",
+                        ]
+                        .concat(),
+                    ),
                     None => {}
                 }
             }

@@ -19,7 +19,7 @@ use std::collections::BTreeMap;
 
 // The Spring name of a builder method is the import's name of a camelCase field
 // (`slidingWindowSize` -> `sliding-window-size`).
-use super::{cat, int, kebab, on_line, Entry};
+use super::{kebab, on_line, Entry};
 
 /// Whether `text` is Java builder code rather than YAML or `.properties`.
 pub fn is_java(text: &str) -> bool {
@@ -60,7 +60,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
             continue;
         };
         let name = instance_name(&text[..at - class.len()], class);
-        let prefix = cat(&["resilience4j.", section, ".instances.", &name, "."]);
+        let prefix = ["resilience4j.", section, ".instances.", &name, "."].concat();
         let mut rest = from;
         loop {
             let tail = &text[rest..];
@@ -91,7 +91,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
                 Ok(settings) => {
                     for (key, value) in settings {
                         entries.push(Entry {
-                            key: cat(&[&prefix, &key]),
+                            key: format!("{prefix}{key}"),
                             value,
                             line,
                         });
@@ -99,14 +99,15 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
                 }
                 Err(why) => problems.push(on_line(
                     line,
-                    &cat(&[
+                    &[
                         ".",
                         method,
                         "(",
                         &crate::error::excerpt(argument),
                         "): ",
                         &why,
-                    ]),
+                    ]
+                    .concat(),
                 )),
             }
             rest = offset;
@@ -209,7 +210,7 @@ fn setting(
                     return Err(not_read());
                 }
                 Ok((
-                    cat(&[&kebab(method), "[", &int(i as u64), "]"]),
+                    [&kebab(method), "[", &i.to_string(), "]"].concat(),
                     class_name(class, imports),
                 ))
             })
@@ -278,7 +279,7 @@ fn duration(argument: &str) -> Option<String> {
         "Days" => "d",
         _ => return None,
     };
-    Some(cat(&[&amount.replace('_', ""), suffix]))
+    Some([&amount.replace('_', ""), suffix].concat())
 }
 
 /// A class as written in Java, fully qualified: through the file's imports, an inner
@@ -289,7 +290,7 @@ fn class_name(written: &str, imports: &BTreeMap<&str, &str>) -> String {
     let rest: Vec<&str> = parts.collect();
     match imports.get(first) {
         Some(path) if rest.is_empty() => path.to_string(),
-        Some(path) => cat(&[path, "$", &rest.join("$")]),
+        Some(path) => [path, "$", &rest.join("$")].concat(),
         // Written in full (or in `java.lang`): the segments from the first capital on
         // are classes.
         None => {
@@ -302,7 +303,7 @@ fn class_name(written: &str, imports: &BTreeMap<&str, &str>) -> String {
             let classes = segments[class_at..].join("$");
             match package.is_empty() {
                 true => classes,
-                false => cat(&[&package, ".", &classes]),
+                false => [&package, ".", &classes].concat(),
             }
         }
     }

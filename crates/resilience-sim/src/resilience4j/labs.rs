@@ -3,7 +3,7 @@
 //! full, equal or decorrelated jitter, a fallback, the lab's load model). The exporter
 //! depends on the labs' tables, never the other way.
 
-use super::{cat, int, num, Instance, PolicyConfig};
+use super::{Instance, PolicyConfig};
 use crate::duration::format_duration;
 use crate::model::amplification::BackoffKind;
 use crate::model::checkout::{
@@ -63,10 +63,10 @@ pub fn retry_policies(lab: &RetryPoliciesLab) -> Vec<Instance> {
 
 /// The note for a jitter mode Resilience4j does not have.
 fn jitter_note(jitter: Jitter) -> Option<String> {
-    (jitter != Jitter::None).then(|| cat(&[
+    (jitter != Jitter::None).then(|| [
         jitter.describe(),
         " has no Resilience4j setting: this is the backoff without it; Resilience4j's only randomization is enable-randomized-wait, a wait within ± randomized-wait-factor of the backoff.",
-    ]))
+    ].concat())
 }
 
 /// The end of a retry budget's note.
@@ -113,13 +113,13 @@ pub fn amplification(lab: &AmplificationLab) -> Vec<Instance> {
         instance.notes.extend(truncation_note(c.backoff_multiplier));
     }
     vec![instance
-        .note(cat(&[
+        .note([
             "The blue line's retry budget (",
-            &num(c.budget_percent),
+            &c.budget_percent.to_string(),
             " retries per 100 requests, over ",
             &format_duration(c.budget_ttl_ms),
             BUDGET,
-        ]))
+        ].concat())
         .note("Demand, capacity, the degradation and the wasted work are the lab's world, not settings.")]
 }
 
@@ -150,13 +150,13 @@ pub fn sandbox(settings: &SandboxSettings) -> Vec<Instance> {
         super::tick::SANDBOX_INSTANCE,
         PolicyConfig::CircuitBreaker(settings.config.clone()),
     )
-    .note(cat(&[
+    .note([
         "The fallback ladder (a cache of ",
         &format_duration(settings.cache_ttl_ms),
         ", a degraded default ",
         if settings.degraded_default { "on" } else { "off" },
         ") is the sandbox's own: in Resilience4j a fallback is a method of your code (fallbackMethod), not a setting.",
-    ]))]
+    ].concat())]
 }
 
 /// Demo 11's bulkhead on the vendor call: the chosen kind, or both (not in use) for none.
@@ -172,13 +172,13 @@ pub fn pool(lab: &PoolLab) -> Vec<Instance> {
         queue_capacity: c.queue_capacity,
         keep_alive_duration: c.keep_alive_duration,
     };
-    let world = cat(&[
+    let world = [
         "The shared pool (",
-        &int(c.threads.into()),
+        &c.threads.to_string(),
         " request threads, an accept queue of ",
-        &int(c.accept_count.into()),
+        &c.accept_count.to_string(),
         ") is the servlet container's (server.tomcat.threads.max, server.tomcat.accept-count), not Resilience4j's.",
-    ]);
+    ].concat();
     let waiting = "A call waiting for a permit, or in the thread pool's queue, still holds its request thread.";
     let semaphore = Instance::new("vendor", PolicyConfig::Bulkhead(semaphore));
     let thread_pool = Instance::new("vendor", PolicyConfig::ThreadPoolBulkhead(thread_pool));
@@ -202,41 +202,44 @@ pub fn brownout(lab: &BrownoutLab) -> Vec<Instance> {
     let bulkhead = c.bulkhead_config();
     let held = u64::from(bulkhead.max_thread_pool_size) + u64::from(bulkhead.queue_capacity);
     let mut out = vec![
-        Instance::new("pricing", PolicyConfig::ThreadPoolBulkhead(bulkhead)).note(cat(&[
+        Instance::new("pricing", PolicyConfig::ThreadPoolBulkhead(bulkhead)).note([
             "A queued call still holds an order request thread: this bulkhead can hold ",
-            &int(held),
+            &held.to_string(),
             " of order's ",
-            &int(c.order_threads.into()),
+            &c.order_threads.to_string(),
             " threads.",
-        ])),
+        ].concat()),
         Instance::new("pricing", PolicyConfig::CircuitBreaker(c.breaker_config())).note(
             if c.out_of_band_cache() {
                 "Fix 4's price cache, filled out of band, is code of your own (a fallbackMethod and a batch job), not a Resilience4j setting.".to_string()
             } else {
-                cat(&[
+                [
                     "The fallback cache of prices (TTL ",
                     &format_duration(c.cache_ttl_ms),
                     ") is code of your own (a fallbackMethod), not a Resilience4j setting.",
-                ])
+                ].concat()
             },
         ),
     ];
     let mut retry = Instance::new("pricing", PolicyConfig::Retry(c.retry_config()));
     if let Some(budget) = c.budget_config() {
-        retry = retry.note(cat(&[
-            "Fix 3's retry budget (",
-            &num(budget.retry_percent),
-            " retries per 100 requests",
-            BUDGET,
-        ]));
+        retry = retry.note(
+            [
+                "Fix 3's retry budget (",
+                &budget.retry_percent.to_string(),
+                " retries per 100 requests",
+                BUDGET,
+            ]
+            .concat(),
+        );
     }
     out.push(retry);
     match c.fix_timeout() {
-        Some(t) if t.releases_resource() => out[0].notes.push(cat(&[
+        Some(t) if t.releases_resource() => out[0].notes.push([
             "Fix 1's ",
             &format_duration(t.duration),
             " timeout is the HTTP client's read timeout inside the call (for example RestClient's readTimeout), not a Resilience4j setting: it frees the bulkhead thread when it fires.",
-        ])),
+        ].concat()),
         Some(t) => out.push(
             Instance::new(
                 "pricing",
@@ -272,11 +275,12 @@ pub fn local_refusal_note(config: &RetryConfig) -> Option<String> {
     .map(|o| retry::exception_hierarchy(o)[0])
     .collect();
     (!retried.is_empty()).then(|| {
-        cat(&[
+        [
             "The simulation never retries ",
             &retried.join(", "),
             "; Resilience4j would with these settings: add them to ignore-exceptions to match.",
-        ])
+        ]
+        .concat()
     })
 }
 
@@ -291,7 +295,7 @@ pub fn checkout(lab: &CheckoutLab) -> Vec<Instance> {
     };
     let mut out = vec![
         Instance::new("payment", PolicyConfig::CircuitBreaker(checkout::payment_breaker_config()))
-            .note(cat(&[
+            .note([
                 "The HTTP client's timeouts (connect ",
                 &format_duration(PAYMENT_CONNECT_TIMEOUT_MS),
                 ", read ",
@@ -299,14 +303,14 @@ pub fn checkout(lab: &CheckoutLab) -> Vec<Instance> {
                 " for payment, ",
                 &format_duration(SHIPPING_READ_TIMEOUT_MS),
                 " for shipping) are set on the client, not in Resilience4j: they free the connection, a time limiter would not.",
-            ]))
-            .note(cat(&[
+            ].concat())
+            .note([
                 "The request threads (",
-                &int(PLATFORM_THREADS as u64),
+                &PLATFORM_THREADS.to_string(),
                 " platform threads, or virtual threads and ",
-                &int(CONNECTIONS_PER_DEPENDENCY as u64),
+                &CONNECTIONS_PER_DEPENDENCY.to_string(),
                 " connections per dependency) are the server's and the HTTP client's, not Resilience4j settings.",
-            ])),
+            ].concat()),
         retry("payment", checkout::payment_retry_config()),
         Instance::new("shipping", PolicyConfig::CircuitBreaker(checkout::shipping_breaker_config())),
         retry("shipping", checkout::shipping_retry_config()),
@@ -337,7 +341,7 @@ pub fn boxoffice(lab: &BoxOfficeLab) -> Vec<Instance> {
     };
     let mut out = Vec::new();
     for (name, stack) in &topology.replicas.stacks {
-        let timeouts = cat(&[
+        let timeouts = [
             "The HTTP client's timeouts (connect ",
             &format_duration(stack.connect_timeout_ms),
             ", read ",
@@ -345,18 +349,22 @@ pub fn boxoffice(lab: &BoxOfficeLab) -> Vec<Instance> {
                 .read_timeout_ms
                 .map_or("none".to_string(), format_duration),
             ") are set on the client, not in Resilience4j.",
-        ]);
+        ]
+        .concat();
         let mut first = true;
         let mut push = |config: PolicyConfig, out: &mut Vec<Instance>| {
             let mut instance = Instance::new(name.clone(), config);
             if std::mem::take(&mut first) {
                 instance = instance.note(timeouts.clone());
                 if let Some(fallback) = &stack.fallback {
-                    instance = instance.note(cat(&[
-                        "The fallback (“",
-                        fallback,
-                        "”) is a fallbackMethod of your own, on the outermost layer.",
-                    ]));
+                    instance = instance.note(
+                        [
+                            "The fallback (“",
+                            fallback,
+                            "”) is a fallbackMethod of your own, on the outermost layer.",
+                        ]
+                        .concat(),
+                    );
                 }
                 if stack.idempotency_keys {
                     instance = instance.note(
@@ -382,12 +390,15 @@ pub fn boxoffice(lab: &BoxOfficeLab) -> Vec<Instance> {
         if let Some(c) = &stack.retry {
             let mut instance = Instance::new(name.clone(), PolicyConfig::Retry(c.clone()));
             if let Some(b) = &stack.retry_budget {
-                instance = instance.note(cat(&[
-                    "The retry budget (",
-                    &num(b.retry_percent),
-                    " retries per 100 requests",
-                    BUDGET,
-                ]));
+                instance = instance.note(
+                    [
+                        "The retry budget (",
+                        &b.retry_percent.to_string(),
+                        " retries per 100 requests",
+                        BUDGET,
+                    ]
+                    .concat(),
+                );
             }
             out.push(instance);
         }

@@ -7,7 +7,7 @@
 //! duration either). At most [`MAX_INPUT`](super::MAX_INPUT) bytes, keys of at most [`MAX_DEPTH`] segments;
 //! never panics.
 
-use super::{cat, check_size, int, on_line, Entry, MAX_DEPTH};
+use super::{check_size, on_line, Entry, MAX_DEPTH};
 
 /// Reads a `.properties` fragment into its settings, in order, or every problem.
 pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
@@ -39,7 +39,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
             Ok((key, _)) if key.is_empty() => errors.push(on_line(line, "a value with no key")),
             Ok((key, _)) if key.split('.').count() > MAX_DEPTH => errors.push(on_line(
                 line,
-                &cat(&[&key, ": more than ", &int(MAX_DEPTH as u64), " levels"]),
+                &[&key, ": more than ", &MAX_DEPTH.to_string(), " levels"].concat(),
             )),
             Ok((key, value)) => entries.push(Entry { key, value, line }),
             Err(e) => errors.push(on_line(line, &e)),
@@ -105,9 +105,11 @@ fn unescape(chars: &mut std::iter::Peekable<std::str::Chars>) -> Result<char, St
         Some('f') => '\x0c',
         Some('u') => {
             let digits: String = chars.by_ref().take(4).collect();
-            super::hex(&digits)
+            u32::from_str_radix(&digits, 16)
+                .ok()
+                .and_then(char::from_u32)
                 .filter(|_| digits.len() == 4)
-                .ok_or_else(|| cat(&["a bad `\\u", &digits, "` escape"]))?
+                .ok_or_else(|| ["a bad `\\u", &digits, "` escape"].concat())?
         }
         Some(other) => other,
         None => return Err("a `\\` at the end of the text".into()),

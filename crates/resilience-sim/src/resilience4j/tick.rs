@@ -16,7 +16,7 @@
 //! (the page's world is the spec's), while [`import_tick`] (the CLI's `run`) takes it.
 
 use super::import::locate_in;
-use super::{cat, int, kebab, Instance, Kind, PolicyConfig};
+use super::{kebab, Instance, Kind, PolicyConfig};
 use crate::error::ConfigError;
 use crate::model::tick::{TickConfig, MAX_TIMEOUT_TICKS, TICK_MS};
 use crate::policy::bulkhead::BulkheadConfig;
@@ -94,37 +94,41 @@ fn pick<'a>(
         None if of_kind.len() == 1 => Some(of_kind[0]),
         None if of_kind.is_empty() => None,
         None => {
-            errors.push(cat(&[
-                "resilience4j.",
-                kind.section(),
-                ".instances: ",
-                &int(of_kind.len() as u64),
-                " instances (",
-                &of_kind
-                    .iter()
-                    .map(|i| i.name.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", "),
-                ") and none named ",
-                name,
-                ": choose the one to use (`--instance NAME` in the CLI), or name it `",
-                name,
-                "`",
-            ]));
+            errors.push(
+                [
+                    "resilience4j.",
+                    kind.section(),
+                    ".instances: ",
+                    &of_kind.len().to_string(),
+                    " instances (",
+                    &of_kind
+                        .iter()
+                        .map(|i| i.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    ") and none named ",
+                    name,
+                    ": choose the one to use (`--instance NAME` in the CLI), or name it `",
+                    name,
+                    "`",
+                ]
+                .concat(),
+            );
             None
         }
     }
 }
 
 fn unused(instance: &Instance, why: &str) -> String {
-    cat(&[
+    [
         instance.config.kind().label(),
         " `",
         &instance.name,
         "` is read and checked but not used: ",
         why,
         ".",
-    ])
+    ]
+    .concat()
 }
 
 /// The instances a tick demo plays with `name` ([`import_tick_as`]): its breaker, bulkhead
@@ -174,12 +178,12 @@ pub fn import_tick_as(
                 if c.timeout_duration % TICK_MS != 0
                     || !(1..=u64::from(MAX_TIMEOUT_TICKS)).contains(&ticks)
                 {
-                    errors.push(cat(&[
+                    errors.push([
                         &instance.path(),
                         ".timeout-duration: the tick model times out after whole ticks (one tick is one second): 1s to ",
-                        &int(MAX_TIMEOUT_TICKS.into()),
+                        &MAX_TIMEOUT_TICKS.to_string(),
                         "s",
-                    ]));
+                    ].concat());
                 } else {
                     result.timeout_ticks = ticks as u32;
                     notes.push("The timeout frees the call's thread when it fires in the tick model, as a read timeout does.".to_string());
@@ -187,12 +191,12 @@ pub fn import_tick_as(
             }
             (PolicyConfig::Bulkhead(_), false) if instance.name == PAYMENT => {
                 if bulkhead.is_some_and(|b| b.config != instance.config) {
-                    errors.push(cat(&[
-                        &instance.path(),
+                    errors.push([
+                        instance.path().as_str(),
                         ": the tick model gives both dependencies the same bulkhead settings: make it equal to `",
                         bulkhead.map_or("", |b| b.name.as_str()),
                         "`'s",
-                    ]));
+                    ].concat());
                 }
             }
             (PolicyConfig::Retry(_), _) => {
@@ -244,7 +248,7 @@ pub fn import_tick_as(
 fn path_error(e: &ConfigError, owner: Option<&Instance>) -> String {
     match owner {
         Some(instance) => locate_in(e, &instance.path(), 0, |_| None).1,
-        None => cat(&[&kebab(&e.field), ": ", &e.message]),
+        None => [&kebab(&e.field), ": ", &e.message].concat(),
     }
 }
 
@@ -270,15 +274,15 @@ pub fn apply_to_tick_as(
             .iter()
             .find(|i| i.config.kind() == Kind::TimeLimiter)
             .map_or_else(|| "resilience4j.timelimiter".to_string(), Instance::path);
-        let ticks = int(config.world.timeout_ticks.into());
-        return Err(vec![cat(&[
+        let ticks = config.world.timeout_ticks.to_string();
+        return Err(vec![[
             &path,
             ".timeout-duration: the demo's timeout is ",
             &ticks,
             "s (",
             &ticks,
             " ticks) and the page does not change it (`resilience-sim run --resilience4j` replays a scenario with another)",
-        ])]);
+        ].concat()]);
     }
     Ok((import.circuit_breaker, import.bulkhead))
 }

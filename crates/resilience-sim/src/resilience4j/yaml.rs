@@ -17,7 +17,7 @@
 //! tabs in indentation. Work is bounded: at most [`MAX_INPUT`](super::MAX_INPUT) bytes and [`MAX_DEPTH`]
 //! levels; the reader never panics and reports at most [`MAX_ERRORS`] problems.
 
-use super::{cat, check_size, int, on_line, Entry, MAX_DEPTH};
+use super::{check_size, on_line, Entry, MAX_DEPTH};
 
 /// Problems reported before the reader gives up.
 pub const MAX_ERRORS: usize = 50;
@@ -41,11 +41,7 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
     let mut started = false;
     for (index, raw) in text.split('\n').enumerate() {
         if errors.len() >= MAX_ERRORS {
-            errors.push(cat(&[
-                "(stopped after ",
-                &int(MAX_ERRORS as u64),
-                " problems)",
-            ]));
+            errors.push(["(stopped after ", &MAX_ERRORS.to_string(), " problems)"].concat());
             break;
         }
         let line = index + 1;
@@ -108,11 +104,7 @@ fn read_line(
     if let Some((key_indent, path, key_line)) = open.take() {
         if item && indent >= key_indent || indent > key_indent {
             if frames.len() >= MAX_DEPTH {
-                return Err(cat(&[
-                    "nested deeper than ",
-                    &int(MAX_DEPTH as u64),
-                    " levels",
-                ]));
+                return Err(["nested deeper than ", &MAX_DEPTH.to_string(), " levels"].concat());
             }
             frames.push(Frame {
                 indent,
@@ -205,13 +197,13 @@ fn join(prefix: &str, key: &str) -> String {
     if prefix.is_empty() {
         key.to_string()
     } else {
-        cat(&[prefix, ".", key])
+        [prefix, ".", key].concat()
     }
 }
 
 /// `key[i]`.
 fn index(key: &str, i: usize) -> String {
-    cat(&[key, "[", &int(i as u64), "]"])
+    [key, "[", &i.to_string(), "]"].concat()
 }
 
 /// The path of a `key:` line already checked by [`map_line`].
@@ -266,11 +258,7 @@ fn split_key(rest: &str) -> Result<(String, &str), String> {
         })
         .map(|(i, _)| i);
     let Some(colon) = colon.filter(|&c| !rest[..c].contains(" #")) else {
-        return Err(cat(&[
-            "expected `key: value`, found `",
-            &shorten(rest.trim()),
-            "`",
-        ]));
+        return Err(["expected `key: value`, found `", &shorten(rest.trim()), "`"].concat());
     };
     let key = rest[..colon].trim_end();
     if key.is_empty() {
@@ -301,11 +289,7 @@ fn scalar(text: &str) -> Result<String, String> {
         let (value, after) = quoted(text)?;
         let after = after.trim_start();
         if !after.is_empty() && !after.starts_with('#') {
-            return Err(cat(&[
-                "unexpected `",
-                &shorten(after),
-                "` after the quoted value",
-            ]));
+            return Err(["unexpected `", &shorten(after), "` after the quoted value"].concat());
         }
         return Ok(value);
     }
@@ -337,7 +321,7 @@ fn flow_list(text: &str) -> Result<Vec<String>, String> {
         if let Some(after) = rest.strip_prefix(']') {
             let after = after.trim_start();
             if !after.is_empty() && !after.starts_with('#') {
-                return Err(cat(&["unexpected `", &shorten(after), "` after the list"]));
+                return Err(["unexpected `", &shorten(after), "` after the list"].concat());
             }
             return Ok(items);
         }
@@ -368,7 +352,7 @@ fn flow_list(text: &str) -> Result<Vec<String>, String> {
             None if after.is_empty() => {
                 return Err("a `[` list without its `]`: keep the list on one line".into())
             }
-            None => return Err(cat(&["expected `,` or `]`, found `", &shorten(after), "`"])),
+            None => return Err(["expected `,` or `]`, found `", &shorten(after), "`"].concat()),
         };
     }
 }
@@ -406,7 +390,9 @@ fn quoted(text: &str) -> Result<(String, &str), String> {
             let Some((_, e)) = chars.next() else { break };
             let hex = |n: usize, chars: &mut dyn Iterator<Item = (usize, char)>| {
                 let digits: String = chars.take(n).map(|(_, c)| c).collect();
-                super::hex(&digits)
+                u32::from_str_radix(&digits, 16)
+                    .ok()
+                    .and_then(char::from_u32)
                     .filter(|_| digits.len() == n)
                     .ok_or_else(|| escape("a bad `\\", e, "` escape in a quoted value"))
             };
@@ -430,12 +416,12 @@ fn quoted(text: &str) -> Result<(String, &str), String> {
 
 /// A message quoting an escape's character.
 fn escape(before: &str, c: char, after: &str) -> String {
-    cat(&[before, c.encode_utf8(&mut [0; 4]), after])
+    [before, c.encode_utf8(&mut [0; 4]), after].concat()
 }
 
 fn shorten(text: &str) -> String {
     match text.char_indices().nth(40) {
-        Some((i, _)) => cat(&[&text[..i], "…"]),
+        Some((i, _)) => [&text[..i], "…"].concat(),
         None => text.to_string(),
     }
 }
