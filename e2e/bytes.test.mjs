@@ -19,7 +19,7 @@ const CEILING_KB = {
   'retry-labs': 183,
   sandbox: 228,
   pool: 177,
-  brownout: 225,
+  brownout: 227,
   checkout: 209,
   boxoffice: 448,
   'retry-policies': 205,

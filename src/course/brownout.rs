@@ -28,7 +28,7 @@ use super::pool::secs;
 use crate::components::{bind_all, message, Figure, LabState};
 use crate::format::{fixed, rate};
 use crate::nav::Location;
-use crate::tasks::{Step, Stepped};
+use crate::tasks::{in_next_task, Step, Stepped};
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
 use crate::views::html::{aria_bool, change, click, effect, live, live_attr, live_flag};
 use crate::views::page_tools::NoImport;
@@ -1231,14 +1231,16 @@ pub fn BrownoutPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVie
         let (low, high) = range();
         page.with(|v| v.second).clamp(low, high.max(low))
     };
+    // Each chart is drawn a task after the run is installed, in a task of its own: the
+    // install redraws the panels, and four charts on top of them held one task too long.
     let chart = move |build: fn(&BrownoutConfig, &BrownoutRun) -> ChartSpec| {
-        Signal::from(Memo::new(move |_| {
+        in_next_task(move || {
             session.with(|s| {
                 s.run()
                     .as_ref()
                     .map_or_else(|_| ChartSpec::empty(), |r| build(&s.config().config, r))
             })
-        }))
+        })
     };
     let summary = move |write: fn(&BrownoutConfig, &BrownoutRun) -> String| {
         Signal::derive(move || {
