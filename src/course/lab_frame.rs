@@ -4,7 +4,8 @@
 //!
 //! The lab's state lives in the engine's [`LabSession`], in one signal ([`LabState`]); its
 //! link is `?demo=N` plus every control that differs from the spec's value, written at most
-//! every 200 ms ([`address_follows`]), and read back through the same control table.
+//! every 200 ms ([`address_follows`]), and read back through the same control table
+//! ([`crate::lab_link`]).
 
 use leptos::prelude::*;
 use resilience_sim::resilience4j::labs::LabResilience4j;
