@@ -60,6 +60,8 @@ pub struct RunSummary {
     pub minimum_number_of_calls: u32,
 }
 
+// Here rather than in tick.rs: the summary reads the model, and the model never needs the
+// summary (nor imports this module).
 impl TickModel {
     /// The facts of the run so far, for the page's "What happened".
     pub fn summary(&self) -> RunSummary {
