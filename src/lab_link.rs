@@ -5,11 +5,19 @@
 //! from a link it is sent ([`crate::tools`]).
 
 use resilience_sim::scenario::lab_session::{LabModel, LabSession};
+use resilience_sim::ConfigError;
 
-use crate::components::message;
 use crate::url_state::{
     encode, is_foreign, pairs_left_out, query_pairs, shortened, too_many_pairs, PAGE_PARAMETERS,
 };
+
+/// A refusal in the page's words: the control's label, then the engine's reason.
+pub fn message<L: LabModel>(e: &ConfigError) -> String {
+    match LabSession::<L>::control(&e.field) {
+        Some(c) => format!("{}: {}", c.label, e.message),
+        None => e.to_string(),
+    }
+}
 
 /// The session the address asks for, and a message per parameter of ours it could not
 /// use (someone else's parameters, such as `utm_source`, are ignored without a word).

@@ -15,8 +15,8 @@ use resilience_sim::number::parse_number;
 use resilience_sim::scenario::lab_session::{
     Control, ControlKind, ControlValue, LabModel, LabSession, Section,
 };
-use resilience_sim::ConfigError;
 
+pub use crate::lab_link::message;
 use crate::views::chart::{self, ChartSpec};
 use crate::views::html::live_flag;
 
@@ -53,14 +53,6 @@ impl<L: LabModel> LabState<L> {
     pub fn reset(self) {
         self.session.update(LabSession::reset);
         self.refused.set(None);
-    }
-}
-
-/// A refusal in the page's words: the control's label, then the engine's reason.
-pub fn message<L: LabModel>(e: &ConfigError) -> String {
-    match LabSession::<L>::control(&e.field) {
-        Some(c) => format!("{}: {}", c.label, e.message),
-        None => e.to_string(),
     }
 }
 

@@ -6,7 +6,7 @@
 
 use serde::{Deserialize, Deserializer, Serializer};
 
-use crate::error::excerpt;
+use crate::error::{excerpt, quote};
 use crate::number::sign;
 
 /// A virtual instant or duration in milliseconds.
@@ -147,7 +147,7 @@ pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
     let nanos = parse_spring_duration_nanos(text)?;
     let text = text.trim();
     if nanos % 1_000_000 != 0 {
-        return Err(quoted(
+        return Err(quote(
             text,
             "is not a whole number of milliseconds (the simulation counts milliseconds)",
         ));
@@ -161,7 +161,7 @@ pub fn parse_spring_duration(text: &str) -> Result<Millis, String> {
 pub fn parse_spring_duration_nanos(text: &str) -> Result<u64, String> {
     let text = text.trim();
     let bad = || {
-        quoted(
+        quote(
             text,
             "is not a duration (write 500ms, 10s, 2m, a number of milliseconds or PT10S)",
         )
@@ -195,8 +195,7 @@ pub fn parse_spring_duration_nanos(text: &str) -> Result<u64, String> {
         };
         let value = number
             .parse::<i64>()
-            .ok()
-            .ok_or_else(|| quoted(text, "is too long"))?;
+            .map_err(|_| quote(text, "is too long"))?;
         let value = value.checked_mul(factor).ok_or_else(bad)?;
         if text.starts_with('-') {
             -value
@@ -204,7 +203,7 @@ pub fn parse_spring_duration_nanos(text: &str) -> Result<u64, String> {
             value
         }
     };
-    u64::try_from(nanos).map_err(|_| quoted(text, "is negative"))
+    u64::try_from(nanos).map_err(|_| quote(text, "is negative"))
 }
 
 /// `java.time.Duration.parse`: `[+-]P[nD][T[nH][nM][n[.f]S]]`, each number signed.
@@ -272,11 +271,6 @@ fn signed_whole(text: &str) -> Option<i64> {
         return None;
     }
     text.parse::<i64>().ok()
-}
-
-/// `` `text` what ``, the text cut to an excerpt: the message for a refused value.
-fn quoted(text: &str, what: &str) -> String {
-    format!("`{}` {what}", excerpt(text))
 }
 
 #[cfg(test)]

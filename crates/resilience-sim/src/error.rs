@@ -77,6 +77,11 @@ pub fn excerpt(value: &str) -> String {
     out
 }
 
+/// `` `text` what ``, the text cut to its [`excerpt`]: the message for a refused value.
+pub fn quote(text: &str, what: &str) -> String {
+    format!("`{}` {what}", excerpt(text))
+}
+
 /// The longest message [`one_line`] lets through, in characters.
 pub const MESSAGE_CHARS: usize = 400;
 

@@ -80,7 +80,7 @@ pub fn read_documents(
                 not_read.push(
                     [
                         "document ",
-                        &(number as u64 + 1).to_string(),
+                        &(number + 1).to_string(),
                         " (line ",
                         &(offset + condition.line).to_string(),
                         "): only for the profile `",

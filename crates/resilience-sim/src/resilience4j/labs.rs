@@ -72,6 +72,11 @@ fn jitter_note(jitter: Jitter) -> Option<String> {
 /// The end of a retry budget's note.
 const BUDGET: &str = ") has no Resilience4j setting: max-attempts caps the retries of one call, not of all calls together.";
 
+/// The note of a budget of `percent` retries per 100 requests, named `what`.
+fn budget_note(what: &str, percent: f64) -> String {
+    format!("{what} ({percent} retries per 100 requests{BUDGET}")
+}
+
 /// Resilience4j truncates each exponential step; the labs multiply first.
 fn truncation_note(multiplier: f64) -> Option<String> {
     (multiplier.fract() != 0.0).then(|| {
@@ -223,15 +228,7 @@ pub fn brownout(lab: &BrownoutLab) -> Vec<Instance> {
     ];
     let mut retry = Instance::new("pricing", PolicyConfig::Retry(c.retry_config()));
     if let Some(budget) = c.budget_config() {
-        retry = retry.note(
-            [
-                "Fix 3's retry budget (",
-                &budget.retry_percent.to_string(),
-                " retries per 100 requests",
-                BUDGET,
-            ]
-            .concat(),
-        );
+        retry = retry.note(budget_note("Fix 3's retry budget", budget.retry_percent));
     }
     out.push(retry);
     match c.fix_timeout() {
@@ -390,15 +387,7 @@ pub fn boxoffice(lab: &BoxOfficeLab) -> Vec<Instance> {
         if let Some(c) = &stack.retry {
             let mut instance = Instance::new(name.clone(), PolicyConfig::Retry(c.clone()));
             if let Some(b) = &stack.retry_budget {
-                instance = instance.note(
-                    [
-                        "The retry budget (",
-                        &b.retry_percent.to_string(),
-                        " retries per 100 requests",
-                        BUDGET,
-                    ]
-                    .concat(),
-                );
+                instance = instance.note(budget_note("The retry budget", b.retry_percent));
             }
             out.push(instance);
         }

@@ -48,6 +48,7 @@ mod tick;
 pub mod yaml;
 
 use crate::duration::{parse_spring_duration, parse_spring_duration_nanos};
+use crate::error::quote;
 use crate::exceptions;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
 use crate::policy::circuit_breaker::CircuitBreakerConfig;
@@ -372,11 +373,6 @@ pub(crate) fn kebab(field: &str) -> String {
         }
     }
     out
-}
-
-/// `` `text` what ``: the message for a value that is refused.
-pub(crate) fn quote(text: &str, what: &str) -> String {
-    ["`", text, "` ", what].concat()
 }
 
 /// `line N: message`.
