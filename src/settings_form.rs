@@ -5,6 +5,7 @@
 //! decides what is allowed, so the page and the CLI accept exactly the same settings.
 
 use resilience_sim::duration::{format_duration, parse_duration};
+use resilience_sim::number::number_text;
 use resilience_sim::policy::bulkhead::BulkheadConfig;
 use resilience_sim::policy::circuit_breaker::{
     CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType, State,
@@ -282,11 +283,7 @@ pub const FIELDS: [Field; 19] = [
         kind: FieldKind::Number,
         bulkhead: false,
         form: false,
-        get: |b, _| {
-            exponential(b)
-                .map_or(DEFAULT_MULTIPLIER, |(m, _)| m)
-                .to_string()
-        },
+        get: |b, _| number_text(exponential(b).map_or(DEFAULT_MULTIPLIER, |(m, _)| m)),
         set: |b, _, text| {
             let value = multiplier(text)?;
             if let Some(OpenWaitFunction::Exponential { multiplier, .. }) =
@@ -372,7 +369,7 @@ fn switch(text: &str) -> Result<bool, String> {
 }
 
 /// Read with the course's number reader, not `str::parse` (its tables are 14 KB gzip:
-/// `resilience_sim::number`): exact to 15 significant digits, as any multiplier is written.
+/// `resilience_sim::number`), which gives the same value.
 fn multiplier(text: &str) -> Result<f64, String> {
     match parse_number(text.trim()) {
         Some(v) if v.is_finite() => Ok(v),

@@ -170,7 +170,7 @@ impl<C> Control<C> {
     }
 
     /// [`Self::check`] of a value read from `written`, which a refusal quotes as it was
-    /// written: the reader may be a unit in the last place off past 15 digits, and a
+    /// written: past 17 digits the nearest `f64` prints differently from the text, and a
     /// message must not quote a number nobody wrote.
     fn check_written(
         &self,
