@@ -5,7 +5,6 @@
 //! decides what is allowed, so the page and the CLI accept exactly the same settings.
 
 use resilience_sim::duration::{format_duration, parse_duration};
-use resilience_sim::number::number_text;
 use resilience_sim::policy::bulkhead::BulkheadConfig;
 use resilience_sim::policy::circuit_breaker::{
     CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType, State,
@@ -283,7 +282,11 @@ pub const FIELDS: [Field; 19] = [
         kind: FieldKind::Number,
         bulkhead: false,
         form: false,
-        get: |b, _| number_text(exponential(b).map_or(DEFAULT_MULTIPLIER, |(m, _)| m)),
+        get: |b, _| {
+            exponential(b)
+                .map_or(DEFAULT_MULTIPLIER, |(m, _)| m)
+                .to_string()
+        },
         set: |b, _, text| {
             let value = multiplier(text)?;
             if let Some(OpenWaitFunction::Exponential { multiplier, .. }) =
