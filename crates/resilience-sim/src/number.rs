@@ -18,13 +18,9 @@ const MAX_DIGITS: usize = 768;
 /// same result, without the standard parser's tables. `inf` and `NaN` are not numbers here;
 /// a number too large for `f64` reads as infinite, as with `str::parse`.
 pub fn parse_number(text: &str) -> Option<f64> {
-    let (negative, text) = match text.as_bytes().first() {
-        Some(b'-') => (true, &text[1..]),
-        Some(b'+') => (false, &text[1..]),
-        _ => (false, text),
-    };
+    let (direction, text) = sign(text);
     let value = Decimal::read(text)?.to_f64();
-    Some(if negative { -value } else { value })
+    Some(if direction < 0 { -value } else { value })
 }
 
 /// `digits × 10^exponent`, the digits without leading or trailing zeros.
@@ -68,19 +64,16 @@ impl Decimal {
             scale -= 1;
         }
         if let Some(exponent) = exponent {
-            let (sign, e) = match exponent.as_bytes().first() {
-                Some(b'-') => (-1, &exponent[1..]),
-                Some(b'+') => (1, &exponent[1..]),
-                _ => (1, exponent),
-            };
+            let (direction, e) = sign(exponent);
             if e.is_empty() || !e.bytes().all(|b| b.is_ascii_digit()) {
                 return None;
             }
-            // Past 10^±400 the value is 0 or infinite anyway, so the exponent saturates.
-            let e = e
-                .bytes()
-                .fold(0i64, |n, b| (n * 10 + i64::from(b - b'0')).min(100_000));
-            scale += sign * e;
+            // Saturates far past what any text's own digits can offset, so
+            // `0.(200,000 zeros)1e200001` is still 1, and `1e99999999999999999999` infinite.
+            let e = e.bytes().fold(0i64, |n, b| {
+                (n * 10 + i64::from(b - b'0')).min(1_000_000_000_000_000)
+            });
+            scale += direction * e;
         }
         while digits.last() == Some(&0) {
             digits.pop();
@@ -402,6 +395,10 @@ mod tests {
         texts.push(format!("1{}", "0".repeat(100_000)));
         texts.push(format!("0.{}1", "0".repeat(100_000)));
         texts.push(format!("1{}e-100000", "3".repeat(100_000)));
+        texts.push(format!("0.{}1e200001", "0".repeat(200_000)));
+        texts.push(format!("0.{}1e-99999999999999999999", "0".repeat(1_000)));
+        texts.push(format!("1{}e-99999999999999999999", "0".repeat(1_000)));
+        texts.push("1e99999999999999999999".to_string());
         for text in &texts {
             assert_reads_like_std(text);
         }
