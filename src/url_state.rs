@@ -91,7 +91,7 @@ impl UrlState {
                 )),
             }
         }
-        sort_by_tick(&mut state.changes);
+        ScriptedChange::sort_by_tick(&mut state.changes);
         let left_out = pairs_left_out(query);
         if left_out > 0 {
             problems.push(too_many_pairs(left_out));
@@ -196,11 +196,6 @@ fn edits(a: &[u8], b: &[u8]) -> usize {
         before = std::mem::replace(&mut previous, row);
     }
     previous[b.len()]
-}
-
-/// Orders changes by the tick they take effect at, keeping the link's order within a tick.
-fn sort_by_tick(changes: &mut [ScriptedChange]) {
-    changes.sort_by_key(|c| c.at);
 }
 
 /// `3.healthy`, `6.recovering-9`, `4.breaker_and_bulkhead`.

@@ -53,6 +53,15 @@ pub struct ScriptedChange {
     pub protection: Option<Protection>,
 }
 
+impl ScriptedChange {
+    /// Orders changes by the tick they take effect at; changes at the same tick keep the
+    /// order they were made in (a stable sort). One function for the link and the session,
+    /// so the page carries one copy of the sort.
+    pub fn sort_by_tick(changes: &mut [ScriptedChange]) {
+        changes.sort_by_key(|c| c.at);
+    }
+}
+
 /// One run of a model, as written in a scenario file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]

@@ -139,8 +139,7 @@ impl TickSession {
 
     /// Replaces the learner's changes (e.g. from a link) and replays to tick `t`.
     pub fn restore(&mut self, mut changes: Vec<ScriptedChange>, t: u32) {
-        // Stable: changes at the same tick keep the order they were made in.
-        changes.sort_by_key(|c| c.at);
+        ScriptedChange::sort_by_tick(&mut changes);
         self.changes = changes;
         self.restart();
         self.go_to(t);
