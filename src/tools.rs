@@ -1,27 +1,32 @@
 //! The tools a page offers besides its demo, which few learners open: the Resilience4j
 //! writer (YAML and Java) and reader (YAML and `.properties`, with the exception table),
-//! the notes for teachers and the embed snippets. They are the `course-tools` part
-//! ([`crate::part`]), a wasm of its own that `assets/start.js` loads the first time a page
-//! asks for one (`globalThis.resiliencePlaygroundTools()`), so opening a demo never
+//! their dialog and the embed dialog, the notes for teachers. They are the `course-tools`
+//! part ([`crate::part`]), a wasm of its own that `assets/start.js` loads the first time a
+//! page asks for one (`globalThis.resiliencePlaygroundTools()`), so opening a demo never
 //! downloads them.
 //!
 //! [`exports`] is what that part exports (`src/bin/course-tools.rs` wraps each function
-//! with `#[wasm_bindgen]`); the async functions here call them from any part. Values cross
-//! between the two wasm instances as query strings ([`record`]), the text format every
-//! part already reads and writes for its links: a tick demo sends its demo and its link's
-//! settings and gets settings back, and a lab whose link holds its whole config sends its
-//! link, so these parts carry no decoder of their own for configs (serde-wasm-bindgen cost
-//! the tick demos 15 KB gzip as sent). The sandbox (its breaker after an import) and the
-//! BoxOffice system (edits longer than a link) still send their instances as JavaScript
-//! values (serde-wasm-bindgen), and the sandbox gets its breaker config back that way.
+//! with `#[wasm_bindgen]`); the async functions here call them from any part. A page opens
+//! a dialog with [`open_dialog`], handing over a JavaScript object ([`PageRequests`]) that
+//! the tools part reads ([`PageHandle`]) to draw the dialog into the page
+//! ([`crate::views::tool_dialogs`]): the page's own part carries only the buttons. Values
+//! cross between the two wasm instances as query strings ([`record`]), the text format
+//! every part already reads and writes for its links: a tick demo hands over its demo and
+//! its link's settings and gets settings back to play, and a lab whose link holds its
+//! whole config its link, so these parts carry no decoder of their own for configs
+//! (serde-wasm-bindgen cost the tick demos 15 KB gzip as sent). The sandbox (its breaker
+//! after an import) and the BoxOffice system (edits longer than a link) still hand over
+//! their instances as JavaScript values (serde-wasm-bindgen), and the sandbox gets its
+//! breaker config back that way.
 
+use leptos::prelude::{Callable, Callback};
 use resilience_sim::model::tick::TickConfig;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::resilience4j::Instance;
 use serde::{Deserialize, Serialize};
+use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::embed::Snippets;
 use crate::settings_form::SettingsDraft;
 
 /// What the config dialog shows: Spring Boot YAML, `.properties` and Java.
@@ -39,6 +44,23 @@ pub struct ConfigText {
 pub struct Refused {
     pub problems: Vec<String>,
     pub instances: Vec<String>,
+}
+
+impl Refused {
+    /// As a record: `problem=…&instance=…` (each repeated).
+    pub fn to_record(&self) -> String {
+        record::write(
+            (self.problems.iter().map(|p| ("problem", p.as_str())))
+                .chain(self.instances.iter().map(|i| ("instance", i.as_str()))),
+        )
+    }
+
+    fn from_pairs(pairs: &[(String, String)]) -> Self {
+        Refused {
+            problems: record::all(pairs, "problem"),
+            instances: record::all(pairs, "instance"),
+        }
+    }
 }
 
 impl From<Vec<String>> for Refused {
@@ -118,11 +140,14 @@ impl ConfigText {
     }
 
     pub fn from_record(text: &str) -> Self {
-        let pairs = record::read(text);
+        Self::from_pairs(&record::read(text))
+    }
+
+    fn from_pairs(pairs: &[(String, String)]) -> Self {
         ConfigText {
-            yaml: record::one(&pairs, "yaml"),
-            properties: record::one(&pairs, "properties"),
-            java: record::one(&pairs, "java"),
+            yaml: record::one(pairs, "yaml"),
+            properties: record::one(pairs, "properties"),
+            java: record::one(pairs, "java"),
         }
     }
 }
@@ -188,7 +213,7 @@ pub fn tick_config(demo: u32, settings: &str) -> Result<TickConfig, Vec<String>>
 
 /// A pasted fragment for the breaker sandbox: the breaker's settings and what the page
 /// says about the rest of the fragment, or the refusal.
-type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Refused>;
+pub type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Refused>;
 
 /// The functions of the `course-tools` part, on JavaScript values.
 pub mod exports {
@@ -196,7 +221,6 @@ pub mod exports {
 
     use super::*;
     use crate::course::overview::notes_html;
-    use crate::embed::snippets;
 
     /// The notes for teachers of demo `number`, as HTML (escaped text in our markup).
     pub fn teacher_notes_html(number: u32) -> String {
@@ -327,11 +351,18 @@ pub mod exports {
         to_js(&read)
     }
 
-    /// The Spring profiles a pasted file's documents are for, as a record
-    /// (`profile=prod&profile=test`): what the config dialog offers to choose from.
-    pub fn profiles(text: &str) -> String {
-        let found = resilience4j::profiles(text);
-        record::write(found.iter().map(|p| ("profile", p.as_str())))
+    /// The Spring profiles a pasted file's documents are for: what the config dialog
+    /// offers to choose from.
+    pub fn profile_names(text: &str) -> Vec<String> {
+        resilience4j::profiles(text)
+    }
+
+    /// Draws the dialog `which` (`"config"` or `"embed"`) of the page `page`
+    /// ([`PageRequests::object`]) into its host and opens it: empty, or why it could not.
+    pub fn open_dialog(which: &str, page: JsValue) -> String {
+        crate::views::tool_dialogs::open(which, PageHandle::new(page))
+            .err()
+            .unwrap_or_default()
     }
 
     /// The profile chosen, if any.
@@ -394,13 +425,6 @@ pub mod exports {
                 .collect(),
         )
     }
-
-    /// The two snippets that embed `link` (`demo=5&t=3`) from the site at `base`, as a
-    /// record (`iframe=…&script=…`).
-    pub fn embed_snippets(base: &str, link: &str, title: &str) -> String {
-        let both = snippets(base, link, title);
-        record::write([("iframe", both.iframe.as_str()), ("script", &both.script)])
-    }
 }
 
 /// The tools could not be loaded or answered (offline after the page loaded, or a bug):
@@ -416,70 +440,196 @@ pub async fn teacher_notes_html(number: u32) -> Result<String, String> {
         .ok_or_else(|| UNAVAILABLE.to_string())
 }
 
-/// [`exports::resilience4j_text`], from any part.
-pub async fn resilience4j_text(instances: &[Instance]) -> Result<ConfigText, String> {
-    let value = call("resilience4j_text", &[to_js(instances).map_err(message)?]).await?;
-    Ok(ConfigText::from_record(&text_of(value)?))
+/// [`exports::open_dialog`], from any page: the tools part draws the dialog `which`
+/// (`"config"` or `"embed"`) into the page's host and opens it; `page` is
+/// [`PageRequests::object`].
+pub async fn open_dialog(which: &str, page: JsValue) -> Result<(), String> {
+    let answer = call("open_dialog", &[which.into(), page]).await?;
+    match answer.as_string() {
+        Some(problem) if !problem.is_empty() => Err(problem),
+        _ => Ok(()),
+    }
 }
 
-/// [`exports::lab_config_text`], from a lab whose link says its config.
-pub async fn lab_config_text(link: &str) -> Result<ConfigText, String> {
-    let value = call("lab_config_text", &[link.into()]).await?;
-    Ok(ConfigText::from_record(&text_of(value)?))
+/// What a page's dialogs ask of it, handed to the tools part as a JavaScript object
+/// ([`PageRequests::object`], read there by [`PageHandle`]): its link; where its settings
+/// come from ([`config_source`]), which the tools part writes in Resilience4j's words;
+/// and, on a page that takes a pasted fragment, `apply`: the fragment as the tools part
+/// read it (for a tick demo a [`TickImport`] record, for the sandbox a [`SandboxImport`]),
+/// applied by the page, answering a record ([`applied_record`]).
+#[derive(Clone, Copy)]
+pub struct PageRequests {
+    pub number: u32,
+    pub title: &'static str,
+    pub embedded: bool,
+    pub link: Callback<(), String>,
+    pub config: Callback<(), JsValue>,
+    pub apply: Option<Callback<JsValue, String>>,
 }
 
-/// [`exports::tick_config_text`], from a tick demo: demo `demo` with its link's
-/// `settings` (a query string).
-pub async fn tick_config_text(demo: u32, settings: &str) -> Result<ConfigText, String> {
-    let value = call("tick_config_text", &[demo.into(), settings.into()]).await?;
-    Ok(ConfigText::from_record(&text_of(value)?))
+impl PageRequests {
+    /// The object: `host` (where the dialogs go), `number`, `title`, `embedded`, and the
+    /// functions `link()`, `config()` and `apply(read)`.
+    pub fn object(self, host: web_sys::Element) -> JsValue {
+        let object = js_sys::Object::new();
+        let set = |key: &str, value: &JsValue| {
+            let _ = js_sys::Reflect::set(&object, &key.into(), value);
+        };
+        set("host", &host);
+        set("number", &self.number.into());
+        set("title", &self.title.into());
+        set("embedded", &self.embedded.into());
+        let (link, config) = (self.link, self.config);
+        let link = move || JsValue::from(link.run(()));
+        set(
+            "link",
+            &Closure::<dyn Fn() -> JsValue>::new(link).into_js_value(),
+        );
+        let config = move || config.run(());
+        set(
+            "config",
+            &Closure::<dyn Fn() -> JsValue>::new(config).into_js_value(),
+        );
+        if let Some(apply) = self.apply {
+            let apply = move |read: JsValue| JsValue::from(apply.run(read));
+            set(
+                "apply",
+                &Closure::<dyn Fn(JsValue) -> JsValue>::new(apply).into_js_value(),
+            );
+        }
+        object.into()
+    }
 }
 
-/// [`exports::profiles`], from any part that imports.
-pub async fn profiles(text: &str) -> Result<Vec<String>, String> {
-    let value = call("profiles", &[text.into()]).await?;
-    Ok(record::all(&record::read(&text_of(value)?), "profile"))
+/// Where a page's settings come from, as the tools part reads them: a tick demo's link
+/// settings, a lab's link, or the instances themselves (the sandbox after an import, the
+/// BoxOffice system).
+pub mod config_source {
+    use super::*;
+
+    pub fn tick(demo: u32, settings: &str) -> JsValue {
+        record::write([("tick", demo.to_string().as_str()), ("settings", settings)]).into()
+    }
+
+    pub fn lab(link: &str) -> JsValue {
+        record::write([("lab", link)]).into()
+    }
+
+    pub fn instances(instances: &[Instance]) -> JsValue {
+        to_js(instances).unwrap_or(JsValue::UNDEFINED)
+    }
 }
 
-/// [`exports::read_for_tick`], from a tick demo: demo `demo` with its link's `settings`;
-/// the fragment's `instance` plays the demo's role, and `profile`'s documents are read too.
-pub async fn read_for_tick(
-    text: &str,
-    demo: u32,
-    settings: &str,
-    instance: &str,
-    profile: &str,
-) -> Result<TickImport, String> {
-    let args = [
-        text.into(),
-        demo.into(),
-        settings.into(),
-        instance.into(),
-        profile.into(),
-    ];
-    let value = call("read_for_tick", &args).await?;
-    Ok(read_tick_import(&text_of(value)?))
+/// What a page did with a pasted fragment, as the record `apply` answers: `done=…`, or
+/// the refusal's `problem=…&instance=…`.
+pub fn applied_record(applied: Result<String, Refused>) -> String {
+    match applied {
+        Ok(done) => record::write([("done", done.as_str())]),
+        Err(refused) => refused.to_record(),
+    }
 }
 
-/// [`exports::read_for_sandbox`], from the breaker sandbox.
-pub async fn read_for_sandbox(
-    text: &str,
-    instance: &str,
-    profile: &str,
-) -> Result<SandboxImport, String> {
-    let args = [text.into(), instance.into(), profile.into()];
-    let value = call("read_for_sandbox", &args).await?;
-    from_js(value).map_err(message)
+/// A pasted fragment for the breaker sandbox as the tools part read it ([`SandboxImport`]).
+pub fn read_sandbox_import(read: JsValue) -> SandboxImport {
+    from_js::<SandboxImport>(read).map_err(|e| Refused::from(vec![message(e)]))?
 }
 
-/// [`exports::embed_snippets`], from any part.
-pub async fn embed_snippets(base: &str, link: &str, title: &str) -> Result<Snippets, String> {
-    let value = call("embed_snippets", &[base.into(), link.into(), title.into()]).await?;
-    let pairs = record::read(&text_of(value)?);
-    Ok(Snippets {
-        iframe: record::one(&pairs, "iframe"),
-        script: record::one(&pairs, "script"),
-    })
+/// The page that opened a dialog, as the tools part sees it ([`PageRequests::object`]).
+#[derive(Clone)]
+pub struct PageHandle(JsValue);
+
+impl PageHandle {
+    pub fn new(object: JsValue) -> Self {
+        PageHandle(object)
+    }
+
+    fn field(&self, key: &str) -> JsValue {
+        js_sys::Reflect::get(&self.0, &key.into()).unwrap_or(JsValue::UNDEFINED)
+    }
+
+    /// Calls the page's `name`, or answers `undefined` if it has none or it failed.
+    fn call(&self, name: &str, args: &[JsValue]) -> JsValue {
+        let list: js_sys::Array = args.iter().collect();
+        self.field(name)
+            .dyn_into::<js_sys::Function>()
+            .ok()
+            .and_then(|f| f.apply(&JsValue::NULL, &list).ok())
+            .unwrap_or(JsValue::UNDEFINED)
+    }
+
+    pub fn host(&self) -> Option<web_sys::Element> {
+        self.field("host").dyn_into().ok()
+    }
+
+    pub fn number(&self) -> u32 {
+        self.field("number").as_f64().map_or(0, |n| n as u32)
+    }
+
+    pub fn title(&self) -> String {
+        self.field("title").as_string().unwrap_or_default()
+    }
+
+    pub fn takes_imports(&self) -> bool {
+        self.field("apply").is_function()
+    }
+
+    /// The page's link as it is now (`demo=5&t=3&…`).
+    pub fn link(&self) -> String {
+        self.call("link", &[]).as_string().unwrap_or_default()
+    }
+
+    /// Where the page's settings come from ([`config_source`]): a tick demo's (its demo
+    /// and link settings) or a lab's link, read from the record, or the instances.
+    fn source(&self) -> Source {
+        let value = self.call("config", &[]);
+        let Some(text) = value.as_string() else {
+            return Source::Instances(value);
+        };
+        let pairs = record::read(&text);
+        match pairs.first() {
+            Some((key, demo)) if key == "tick" => Source::Tick {
+                demo: demo.parse().unwrap_or(0),
+                settings: record::one(&pairs, "settings"),
+            },
+            _ => Source::Lab(record::one(&pairs, "lab")),
+        }
+    }
+
+    /// The page's settings in Resilience4j's words.
+    pub fn config(&self) -> Result<ConfigText, String> {
+        let written = match self.source() {
+            Source::Tick { demo, settings } => exports::tick_config_text(demo, &settings),
+            Source::Lab(link) => exports::lab_config_text(&link),
+            Source::Instances(instances) => exports::resilience4j_text(instances),
+        };
+        written
+            .map(|record| ConfigText::from_record(&record))
+            .map_err(message)
+    }
+
+    /// A pasted fragment, read here and applied by the page: what it did, or the refusal.
+    pub fn import(&self, text: &str, instance: &str, profile: &str) -> Result<String, Refused> {
+        let read = match self.source() {
+            Source::Tick { demo, settings } => {
+                exports::read_for_tick(text, demo, &settings, instance, profile).into()
+            }
+            _ => exports::read_for_sandbox(text, instance, profile)
+                .map_err(|e| Refused::from(vec![message(e)]))?,
+        };
+        let answer = self.call("apply", &[read]).as_string();
+        let pairs =
+            record::read(&answer.ok_or_else(|| Refused::from(vec![UNAVAILABLE.to_string()]))?);
+        match pairs.iter().find(|(key, _)| key == "done") {
+            Some((_, done)) => Ok(done.clone()),
+            None => Err(Refused::from_pairs(&pairs)),
+        }
+    }
+}
+
+enum Source {
+    Tick { demo: u32, settings: String },
+    Lab(String),
+    Instances(JsValue),
 }
 
 #[wasm_bindgen::prelude::wasm_bindgen]
@@ -502,11 +652,6 @@ async fn call(name: &str, args: &[JsValue]) -> Result<JsValue, String> {
         .map_err(unavailable)?;
     let list: js_sys::Array = args.iter().collect();
     function.apply(&JsValue::NULL, &list).map_err(message)
-}
-
-/// A record that came back (a string), or the page's message.
-fn text_of(value: JsValue) -> Result<String, String> {
-    value.as_string().ok_or_else(|| message(value))
 }
 
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {

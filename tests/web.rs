@@ -34,51 +34,10 @@ fn install_tools() {
         Closure::<dyn Fn(u32) -> String>::new(exports::teacher_notes_html).into_js_value(),
     );
     set(
-        "resilience4j_text",
-        Closure::<dyn Fn(JsValue) -> Result<String, JsValue>>::new(exports::resilience4j_text)
-            .into_js_value(),
-    );
-    set(
-        "lab_config_text",
-        Closure::<dyn Fn(String) -> Result<String, JsValue>>::new(|query: String| {
-            exports::lab_config_text(&query)
+        "open_dialog",
+        Closure::<dyn Fn(String, JsValue) -> String>::new(|which: String, page: JsValue| {
+            exports::open_dialog(&which, page)
         })
-        .into_js_value(),
-    );
-    set(
-        "tick_config_text",
-        Closure::<dyn Fn(u32, String) -> Result<String, JsValue>>::new(
-            |demo: u32, settings: String| exports::tick_config_text(demo, &settings),
-        )
-        .into_js_value(),
-    );
-    set(
-        "read_for_tick",
-        Closure::<dyn Fn(String, u32, String, String, String) -> String>::new(
-            |t: String, demo: u32, settings: String, instance: String, profile: String| {
-                exports::read_for_tick(&t, demo, &settings, &instance, &profile)
-            },
-        )
-        .into_js_value(),
-    );
-    set(
-        "read_for_sandbox",
-        Closure::<dyn Fn(String, String, String) -> Result<JsValue, JsValue>>::new(
-            |t: String, instance: String, profile: String| {
-                exports::read_for_sandbox(&t, &instance, &profile)
-            },
-        )
-        .into_js_value(),
-    );
-    set(
-        "profiles",
-        Closure::<dyn Fn(String) -> String>::new(|t: String| exports::profiles(&t)).into_js_value(),
-    );
-    set(
-        "embed_snippets",
-        Closure::<dyn Fn(String, String, String) -> String>::new(
-            |b: String, l: String, t: String| exports::embed_snippets(&b, &l, &t),
-        )
         .into_js_value(),
     );
     let tools = JsValue::from(tools);

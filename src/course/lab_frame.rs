@@ -16,10 +16,11 @@ use crate::components::{ControlBinding, ControlList, LabState, Problems};
 use crate::course::LabText;
 use crate::lab_link::{config_from_link, link_of, open_from_link};
 use crate::nav::{address_follows, current_query, Location};
-use crate::tools::{self, ConfigText};
+use crate::tools;
 use crate::views::html::{aria_bool, click, live, live_attr};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::page_tools::{ImportUi, PageTools, TeacherNotes};
+use wasm_bindgen::JsValue;
 
 /// The lab's state, opened from the address, which then follows every change.
 pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
@@ -44,43 +45,37 @@ pub fn deferred_lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>
     (state, problems)
 }
 
-/// What a lab's page tools read from its session: its link, and its settings in
-/// Resilience4j's words, which the tools part makes from the link (the lab's config is
-/// whatever its link says: [`config_from_link`]), so the page sends a string, not its
-/// instances.
+/// What a lab's page tools read from its session: its link, and where its settings come
+/// from: the link itself (the lab's config is whatever its link says:
+/// [`config_from_link`]), so the page sends a string, not its instances.
 pub fn tools<L: LabModel>(number: u32, state: LabState<L>) -> LabTools {
+    // The page may be gone by the time a dialog asks (the session disposed): no link then.
+    let link = move || {
+        state
+            .session
+            .try_with_untracked(|s| link_of(number, s))
+            .unwrap_or_default()
+    };
     LabTools {
-        link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
-        config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {
-            let Some(link) = state.session.try_with_untracked(|s| link_of(number, s)) else {
-                return;
-            };
-            leptos::task::spawn_local(async move {
-                done.run(tools::lab_config_text(&link).await);
-            });
-        }),
+        link: Callback::new(move |_| link()),
+        config: Callback::new(move |_| tools::config_source::lab(&link())),
     }
 }
 
-/// [`tools`] for a lab whose config may hold more than its link (the sandbox after an
-/// import, the BoxOffice system whose edits are too long for a link): the page sends its
-/// instances ([`LabResilience4j`]).
+/// [`tools`] for a lab whose config may hold more than its link (the BoxOffice system,
+/// whose edits are too long for a link): the page sends its instances
+/// ([`LabResilience4j`]).
 pub fn tools_with_instances<L: LabModel + LabResilience4j>(
     number: u32,
     state: LabState<L>,
 ) -> LabTools {
     LabTools {
         link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
-        config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {
-            let Some(instances) = state
+        config: Callback::new(move |_| {
+            state
                 .session
-                .try_with_untracked(|s| s.config().resilience4j())
-            else {
-                return;
-            };
-            leptos::task::spawn_local(async move {
-                done.run(tools::resilience4j_text(&instances).await);
-            });
+                .try_with_untracked(|s| tools::config_source::instances(&s.config().resilience4j()))
+                .unwrap_or(JsValue::UNDEFINED)
         }),
     }
 }
@@ -89,7 +84,7 @@ pub fn tools_with_instances<L: LabModel + LabResilience4j>(
 #[derive(Clone, Copy)]
 pub struct LabTools {
     pub link: Callback<(), String>,
-    pub config: Callback<Callback<Result<ConfigText, String>>>,
+    pub config: Callback<(), JsValue>,
 }
 
 /// The page around a lab's figures: header, problems, figures beside the controls (with

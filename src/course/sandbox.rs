@@ -33,18 +33,18 @@ use resilience_sim::scenario::sandbox::{
     SandboxEvent, SandboxScenario, SandboxSettings,
 };
 use resilience_sim::Millis;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 use super::lab_frame::{LabFrame, LabTools};
 use crate::components::{bind_to, message, ControlBinding};
 use crate::format::trim;
 use crate::lab_link::{config_from_link, link_of};
 use crate::nav::{address_follows, current_query, Location};
-use crate::tools::{self, ConfigText};
+use crate::tools;
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
 use crate::views::html::{change, click, live, live_attr, live_flag, Live};
-use crate::views::page_tools::{Import, Pasted, Refused};
+use crate::views::page_tools::{Import, Refused};
 
 /// What an import over [`MAX_SCRIPT_BYTES`] is told (a script of the sandbox's maximum
 /// length is far smaller), whether a file or a paste.
@@ -453,13 +453,10 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
     // (the breaker after an import may hold more than its link).
     let tools = LabTools {
         link: Callback::new(move |_| link().unwrap_or_default()),
-        config: Callback::new(move |done: Callback<Result<ConfigText, String>>| {
-            let Some(instances) = settings.try_with_untracked(|s| s.resilience4j()) else {
-                return;
-            };
-            spawn_local(async move {
-                done.run(tools::resilience4j_text(&instances).await);
-            });
+        config: Callback::new(move |_| {
+            settings
+                .try_with_untracked(|s| tools::config_source::instances(&s.resilience4j()))
+                .unwrap_or(JsValue::UNDEFINED)
         }),
     };
     let controls = SandboxSettings::controls()
@@ -467,16 +464,9 @@ pub fn SandboxPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView
         .map(|c| bind(page, settings, c))
         .collect();
     // The tools part reads and checks a pasted fragment; the page replays its calls with it.
-    let import = Callback::new(move |pasted: Pasted| {
-        spawn_local(async move {
-            pasted.done.run(
-                match tools::read_for_sandbox(&pasted.text, &pasted.instance, &pasted.profile).await
-                {
-                    Ok(read) => read.and_then(|r| page.apply_config(r).map_err(Refused::from)),
-                    Err(unavailable) => Err(vec![unavailable].into()),
-                },
-            );
-        });
+    let import = Callback::new(move |read: JsValue| {
+        let read = tools::read_sandbox_import(read);
+        tools::applied_record(read.and_then(|r| page.apply_config(r).map_err(Refused::from)))
     });
     view! {
         <LabFrame info=info text=&super::SANDBOX_TEXT location=location tools=tools import=Import(import)

@@ -9,6 +9,7 @@ use resilience_sim::model::tick::{Behaviour, Protection, FLAKY_DEFAULT_PERCENT};
 use resilience_sim::scenario::session::TickSession;
 use resilience_sim::scenario::{catalogue, MAX_TICKS};
 use resilience_sim::ConfigError;
+use wasm_bindgen::JsValue;
 
 use crate::course;
 use crate::nav::{address_follows, Location};
@@ -20,7 +21,7 @@ use crate::views::compare::ComparePanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
 use crate::views::narration::{Narration, Tally, TickSummary};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
-use crate::views::page_tools::{Import, PageTools, Pasted, Refused, TeacherNotes};
+use crate::views::page_tools::{Import, PageTools, Refused, TeacherNotes};
 use crate::views::settings::SettingsPanel;
 use crate::views::thread_pool::ThreadPool;
 
@@ -280,13 +281,10 @@ pub fn TickDemo(
             tools::record::write(link.settings.iter().map(|(k, v)| (k.as_str(), v.as_str())))
         })
     };
-    let config = Callback::new(move |done: Callback<Result<tools::ConfigText, String>>| {
-        let Some(settings) = settings_query() else {
-            return;
-        };
-        leptos::task::spawn_local(async move {
-            done.run(tools::tick_config_text(demo_number, &settings).await)
-        });
+    let config = Callback::new(move |_| {
+        settings_query()
+            .map(|settings| tools::config_source::tick(demo_number, &settings))
+            .unwrap_or(JsValue::UNDEFINED)
     });
     let apply = move |imported: tools::TickImported| -> Result<String, Vec<String>> {
         let original = session.with_untracked(|s| s.original().tick.clone());
@@ -319,23 +317,9 @@ pub fn TickDemo(
         Ok(done)
     };
     // The tools part reads the fragment against this run's settings; the page plays it.
-    let import = Callback::new(move |pasted: Pasted| {
-        let Some(settings) = settings_query() else {
-            return;
-        };
-        leptos::task::spawn_local(async move {
-            let read = tools::read_for_tick(
-                &pasted.text,
-                demo_number,
-                &settings,
-                &pasted.instance,
-                &pasted.profile,
-            );
-            pasted.done.run(match read.await {
-                Ok(read) => read.and_then(|r| apply(r).map_err(Refused::from)),
-                Err(unavailable) => Err(vec![unavailable].into()),
-            });
-        });
+    let import = Callback::new(move |read: JsValue| {
+        let read = tools::read_tick_import(&read.as_string().unwrap_or_default());
+        tools::applied_record(read.and_then(|r| apply(r).map_err(Refused::from)))
     });
 
     // The notice's messages and the outcome are read-only: HTML text, no typed tree.
@@ -646,7 +630,7 @@ resilience4j.circuitbreaker.instances.recommendations.failure-rate-threshold: 30
         // Demo 5's own threshold is 50: nothing to write in the link.
         assert_eq!(setting(""), None);
         assert_eq!(setting("prod").as_deref(), Some("30"));
-        assert_eq!(tools::exports::profiles(yaml), "profile=prod");
+        assert_eq!(tools::exports::profile_names(yaml), ["prod"]);
     }
 
     #[test]

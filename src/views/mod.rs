@@ -12,6 +12,7 @@ pub mod page;
 pub mod page_tools;
 pub mod settings;
 pub mod thread_pool;
+pub mod tool_dialogs;
 
 /// What the views' tests share: a demo's session at a tick, and a panel's HTML.
 #[cfg(test)]
