@@ -124,6 +124,16 @@ impl ConfigText {
     /// `instances` in the three forms the dialog shows (the tools part's writer).
     pub fn of(instances: &[Instance]) -> Self {
         use resilience_sim::resilience4j;
+        // A BoxOffice system may have no Resilience4j layer in any stack: an empty
+        // `resilience4j:` would look like a fault of the dialog.
+        if instances.is_empty() {
+            const NONE: &str = "No Resilience4j instance in this system: no stack has a circuit breaker, bulkhead, rate limiter, retry or time limiter. Attach one and its settings are written here.";
+            return ConfigText {
+                yaml: format!("# {NONE}\n"),
+                properties: format!("# {NONE}\n"),
+                java: format!("// {NONE}\n"),
+            };
+        }
         ConfigText {
             yaml: resilience4j::to_yaml(instances),
             properties: resilience4j::to_properties(instances),
@@ -668,4 +678,32 @@ fn from_js<T: for<'de> Deserialize<'de>>(value: JsValue) -> Result<T, JsValue> {
 fn message(error: JsValue) -> String {
     web_sys::console::error_1(&error);
     UNAVAILABLE.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A system with no Resilience4j layer says so in all three forms, each as a comment
+    /// of its language; one instance is written as the exporter writes it.
+    #[test]
+    fn a_system_without_instances_says_so() {
+        let none = ConfigText::of(&[]);
+        assert!(
+            none.yaml.starts_with("# No Resilience4j instance"),
+            "{}",
+            none.yaml
+        );
+        assert!(none.properties.starts_with("# No Resilience4j instance"));
+        assert!(none.java.starts_with("// No Resilience4j instance"));
+        let tick = tick_config(5, "").expect("Demo 5");
+        let instances = resilience_sim::resilience4j::tick_instances(&tick);
+        let some = ConfigText::of(&instances);
+        assert!(!some.yaml.contains("No Resilience4j instance"));
+        assert!(
+            some.yaml.contains("sliding-window-size: 4"),
+            "{}",
+            some.yaml
+        );
+    }
 }
