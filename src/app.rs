@@ -17,8 +17,9 @@ use crate::course::landing::{Landing, LANDING};
 use crate::course::overview::Overview;
 use crate::course::tick_demo::TickDemo;
 use crate::embed;
-use crate::nav::{read_location, set_document_title, DemoLink, LinkLabel, Location};
+use crate::nav::{current_query, read_location, set_document_title, DemoLink, LinkLabel, Location};
 use crate::part::{self, Part};
+use crate::url_state::UrlState;
 use crate::views::html::effect;
 
 /// Mounts the page of demo `number` (0: the overview) in `main`, if this part has it; the
@@ -44,9 +45,8 @@ pub fn tick_demos_pages(
         ));
     }
     catalogue::demo(number)?;
-    let Location {
-        state, problems, ..
-    } = location.get_untracked();
+    // The address as it is now: the demo's link (a demo opened in place has `?demo=N`).
+    let (state, problems) = UrlState::parse(&current_query());
     Some(mounted(main, move || {
         view! { <TickDemo initial=state problems=problems location=location /> }
     }))
@@ -217,7 +217,7 @@ pub fn App(pages: Pages) -> impl IntoView {
         let number = location.with(|l| match () {
             _ if l.overview => 0,
             _ if l.landing => LANDING,
-            _ => l.state.demo,
+            _ => l.demo,
         });
         let Some(main) = main.get() else { return };
         if page.as_ref().is_some_and(|(open, _)| *open == number) {
@@ -260,12 +260,12 @@ pub fn App(pages: Pages) -> impl IntoView {
         if let Some(root) = document().document_element() {
             let _ = root.set_attribute("data-embed", "");
         }
-        embed::post_height_to_parent(location.with_untracked(|l| l.state.demo));
+        embed::post_height_to_parent(location.with_untracked(|l| l.demo));
         // The full page of what the frame shows: its demo from the start, with the state it
         // has when the link is followed (the address follows the page, the link the address).
-        let full_course = embed::full_course_link(&crate::nav::current_query());
+        let full_course = embed::full_course_link(&current_query());
         let follow_address = |e: web_sys::Event| {
-            let link = embed::full_course_link(&crate::nav::current_query());
+            let link = embed::full_course_link(&current_query());
             if let Some(a) = e
                 .current_target()
                 .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::Element>(t).ok())

@@ -8,15 +8,17 @@ use resilience_sim::scenario::catalogue;
 
 use crate::embed;
 use crate::part;
-use crate::url_state::UrlState;
+use crate::url_state;
 use crate::views::html::{click, effect, live_attr};
 
-/// The query of the page, parsed, with a message per parameter that was left out. Passed
-/// down as a prop: Leptos's context (a map of types to values) would add 2 KB gzip.
+/// Which page the address asks for. Passed down as a prop: Leptos's context (a map of types
+/// to values) would add 2 KB gzip. The rest of the query is each page's own to read (a tick
+/// demo's [`UrlState`](crate::url_state::UrlState), a lab's link): a lab's part does not
+/// carry the tick demos' reader (9 KB gzip).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Location {
-    pub state: UrlState,
-    pub problems: Vec<String>,
+    /// The demo asked for ([`url_state::demo_of`]).
+    pub demo: u32,
     /// `?embed=1`: the demo alone, in a course page's frame ([`crate::embed`]).
     pub embed: bool,
     /// `?overview=1`: the teachers' overview of the course instead of a demo.
@@ -27,10 +29,8 @@ pub struct Location {
 
 pub fn read_location() -> Location {
     let query = current_query();
-    let (state, problems) = UrlState::parse(&query);
     Location {
-        state,
-        problems,
+        demo: url_state::demo_of(&query),
         embed: embed::is_embedded(&query),
         overview: embed::is_overview(&query),
         landing: embed::is_landing(&query),
@@ -47,8 +47,7 @@ fn push_demo(location: RwSignal<Location>, number: u32) {
         );
     }
     location.set(Location {
-        state: UrlState::demo(number),
-        problems: Vec::new(),
+        demo: number,
         embed: false,
         overview: false,
         landing: false,
@@ -73,7 +72,7 @@ pub fn DemoLink(
     #[prop(optional)] class: &'static str,
     #[prop(optional)] testid: &'static str,
 ) -> impl IntoView {
-    let current = move || location.with(|l| !l.landing && !l.overview && l.state.demo == number);
+    let current = move || location.with(|l| !l.landing && !l.overview && l.demo == number);
     let embedded = location.with_untracked(|l| l.embed);
     let label = match label {
         LinkLabel::Text(text) => Either::Left(text),

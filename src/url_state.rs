@@ -9,6 +9,22 @@ use resilience_sim::scenario::{catalogue, ScriptedChange, MAX_TICKS};
 
 use crate::settings_form;
 
+/// The demo a query asks for, as the app routes it (and `assets/start.js` loads its part):
+/// the last `demo` that names a demo wins; none, Demo 1. [`UrlState::parse`] reads the
+/// same and says what it left out.
+pub fn demo_of(query: &str) -> u32 {
+    query_pairs(query)
+        .filter(|(key, _)| key == "demo")
+        .filter_map(|(_, value)| demo_number(&value))
+        .last()
+        .unwrap_or(1)
+}
+
+/// `value` as the number of a demo of the course, if it is one.
+fn demo_number(value: &str) -> Option<u32> {
+    value.parse::<u32>().ok().filter(|n| catalogue::exists(*n))
+}
+
 /// The parsed query of a tick demo page.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UrlState {
@@ -38,7 +54,7 @@ impl UrlState {
         let mut problems = Vec::new();
         for (key, value) in query_pairs(query) {
             match key.as_str() {
-                "demo" => match value.parse::<u32>().ok().filter(|n| catalogue::exists(*n)) {
+                "demo" => match demo_number(&value) {
                     Some(number) => state.demo = number,
                     None => problems.push(format!(
                         "There is no demo “{}”; showing demo 1 (demos are numbered 1 to {}).",
@@ -311,6 +327,30 @@ pub fn encode(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The demo the app routes to: the last `demo` that names one of the course's demos,
+    /// else Demo 1; the same as the tick demos' reader takes.
+    #[test]
+    fn the_demo_asked_for() {
+        for (query, demo) in [
+            ("", 1),
+            ("demo=12", 12),
+            ("?demo=12&embed=1", 12),
+            ("demo=3&demo=14", 14),
+            ("demo=14&demo=99", 14),
+            ("demo=14&demo=abc", 14),
+            ("demo=0", 1),
+            ("demo=16", 1),
+            ("demo=%2B7", 7),
+            ("demo=-3", 1),
+            ("demo=4294967296", 1),
+            ("t=3&changes=2.healthy", 1),
+            ("Demo=5", 1),
+        ] {
+            assert_eq!(demo_of(query), demo, "{query}");
+            assert_eq!(UrlState::parse(query).0.demo, demo, "{query}");
+        }
+    }
 
     #[test]
     fn round_trips() {

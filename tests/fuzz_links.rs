@@ -35,7 +35,7 @@ use proptest::test_runner::{FileFailurePersistence, TestRunner};
 
 use resilience_playground::lab_link::open_from_link;
 use resilience_playground::settings_form::{FieldKind, SettingsDraft, FIELDS};
-use resilience_playground::url_state::{encode, UrlState};
+use resilience_playground::url_state::{demo_of, encode, UrlState};
 use resilience_sim::error::EXCERPT_CHARS;
 use resilience_sim::model::tick::{tick_breaker_config, tick_bulkhead_config, Behaviour};
 use resilience_sim::scenario::boxoffice_lab::BoxOfficeLab;
@@ -520,6 +520,8 @@ fn tick_links() {
     fuzz("tick_links", cases(), query(), |recipe| {
         let query = query_text(&recipe);
         let (state, problems) = UrlState::parse(&query);
+        // The app routes to the demo the tick demos' reader reads.
+        prop_assert_eq!(demo_of(&query), state.demo, "{}", query);
         if !problems.is_empty() {
             note("links with a problem");
         }
