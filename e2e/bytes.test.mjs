@@ -16,13 +16,13 @@ import { BASE_URL, launchBrowser } from './support.mjs';
 const TARGET = 150 * 1024;
 const CEILING_KB = {
   'tick-demos': 172.5,
-  'retry-labs': 168,
-  sandbox: 211.5,
-  pool: 162.5,
-  brownout: 214,
-  checkout: 197.5,
-  boxoffice: 436.5,
-  'retry-policies': 190.5,
+  'retry-labs': 166,
+  sandbox: 209.5,
+  pool: 161,
+  brownout: 212,
+  checkout: 195.5,
+  boxoffice: 435,
+  'retry-policies': 188.5,
 };
 const PAGES = [
   ...Array.from({ length: 15 }, (_, i) => `?demo=${i + 1}`),

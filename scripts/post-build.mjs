@@ -5,14 +5,16 @@
 //   link (already `tick-demos-<hash>.js`), so a host may cache them for ever.
 // - Every part's bindings and start.js are minified with terser (Trunk's own minifier
 //   cannot read wasm-bindgen's `export default`): about 3 KB gzip off every demo.
-// - The labs' stylesheet, copied as it is (start.js loads it for the labs only), gets a
-//   content hash too.
+// - The labs' stylesheet, copied as it is (start.js loads it for the labs only), is minified
+//   with lightningcss (the engine Trunk minifies the linked stylesheets with: 6.5 to 4.6 KB
+//   gzip) and gets a content hash too.
 // - start.js gets each part's file names, and the stylesheet's, in FILES.
 //
 //   node scripts/post-build.mjs [DIR]   (DIR defaults to $TRUNK_STAGING_DIR)
 import { createHash } from 'node:crypto';
 import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { transform } from 'lightningcss';
 import { minify } from 'terser';
 
 const dir = process.argv[2] ?? process.env.TRUNK_STAGING_DIR;
@@ -61,7 +63,11 @@ for (const part of parts) {
 }
 const labStyles = start.match(/const LAB_STYLES = '([a-z.]+)'/)?.[1];
 if (!labStyles) throw new Error('post-build: start.js has no LAB_STYLES');
-const css = await readFile(join(dir, labStyles));
+let css = await readFile(join(dir, labStyles));
+if (release) {
+  css = transform({ filename: labStyles, code: css, minify: true }).code;
+  await writeFile(join(dir, labStyles), css);
+}
 const cssName = labStyles.replace(/\.css$/, `-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css`);
 await rename(join(dir, labStyles), join(dir, cssName));
 files[labStyles] = cssName;

@@ -29,10 +29,10 @@ if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGE
   cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
 fi
 
-# npm packages: binaryen's wasm-opt for Trunk, terser for the bindings (scripts/post-build.mjs),
-# playwright-core and axe-core for the end-to-end tests.
+# npm packages: binaryen's wasm-opt for Trunk, terser and lightningcss for the bindings and the
+# labs' stylesheet (scripts/post-build.mjs), playwright-core and axe-core for the end-to-end tests.
 if [ ! -x node_modules/.bin/wasm-opt ] || [ ! -d node_modules/playwright-core ] ||
-   [ ! -d node_modules/terser ] || [ ! -d node_modules/axe-core ] ||
+   [ ! -d node_modules/terser ] || [ ! -d node_modules/lightningcss ] || [ ! -d node_modules/axe-core ] ||
    [ package-lock.json -nt node_modules/.package-lock.json ]; then
   say "installing npm packages (npm ci)"
   npm ci --no-audit --no-fund
