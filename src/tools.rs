@@ -567,7 +567,7 @@ impl PageHandle {
             .unwrap_or(JsValue::UNDEFINED)
     }
 
-    pub fn host(&self) -> Option<web_sys::Element> {
+    pub fn host(&self) -> Option<web_sys::HtmlElement> {
         self.field("host").dyn_into().ok()
     }
 

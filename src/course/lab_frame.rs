@@ -11,6 +11,7 @@ use leptos::prelude::*;
 use resilience_sim::resilience4j::labs::LabResilience4j;
 use resilience_sim::scenario::catalogue::LabInfo;
 use resilience_sim::scenario::lab_session::{LabModel, LabSession, Section};
+use wasm_bindgen::JsValue;
 
 use crate::components::{ControlBinding, ControlList, LabState, Problems};
 use crate::course::LabText;
@@ -20,7 +21,6 @@ use crate::tools;
 use crate::views::html::{aria_bool, click, live, live_attr};
 use crate::views::page::{header_html, Guide, PageHeader, Pager};
 use crate::views::page_tools::{ImportUi, PageTools, TeacherNotes};
-use wasm_bindgen::JsValue;
 
 /// The lab's state, opened from the address, which then follows every change.
 pub fn lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>) {
@@ -70,7 +70,12 @@ pub fn tools_with_instances<L: LabModel + LabResilience4j>(
     state: LabState<L>,
 ) -> LabTools {
     LabTools {
-        link: Callback::new(move |_| state.session.with_untracked(|s| link_of(number, s))),
+        link: Callback::new(move |_| {
+            state
+                .session
+                .try_with_untracked(|s| link_of(number, s))
+                .unwrap_or_default()
+        }),
         config: Callback::new(move |_| {
             state
                 .session

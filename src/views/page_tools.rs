@@ -11,10 +11,9 @@
 
 use leptos::prelude::*;
 use leptos::task::spawn_local;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 
 use super::html::{click, live, Html};
-use wasm_bindgen::JsValue;
 
 use crate::tools::{self, PageRequests};
 

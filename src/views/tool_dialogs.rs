@@ -22,7 +22,7 @@ use crate::tools::{exports, ConfigText, PageHandle, Refused};
 /// The dialogs drawn for one page: its host element, how to open them, and the mounted
 /// view (dropped, it is taken off the page).
 struct Mounted {
-    host: web_sys::Element,
+    host: web_sys::HtmlElement,
     dialogs: Dialogs,
     _view: Box<dyn std::any::Any>,
 }
@@ -38,32 +38,30 @@ pub fn open(which: &str, page: PageHandle) -> Result<(), String> {
     let host = page
         .host()
         .ok_or("The page has no place for its dialogs.")?;
-    MOUNTED.with(|mounted| {
+    let dialogs = MOUNTED.with(|mounted| {
         let mut mounted = mounted.borrow_mut();
-        if mounted.as_ref().is_none_or(|m| m.host != host) {
-            // The last page's dialogs, gone with its page, are let go first.
-            *mounted = None;
-            let element: web_sys::HtmlElement =
-                host.clone().dyn_into().map_err(|_| "not an element")?;
-            let page = StoredValue::new_local(page.clone());
-            let dialogs = Dialogs::new(page);
-            let view = leptos::mount::mount_to(element, move || dialogs.view());
-            *mounted = Some(Mounted {
-                host,
-                dialogs,
-                _view: Box::new(view),
-            });
-        }
-        let dialogs = mounted.as_ref().map(|m| m.dialogs);
-        if let Some(dialogs) = dialogs {
-            dialogs.page.set_value(page);
-            match which {
-                "embed" => dialogs.open_embed(),
-                _ => dialogs.open_config(),
+        match &*mounted {
+            Some(m) if m.host == host => m.dialogs,
+            _ => {
+                // The last page's dialogs, gone with its page, are let go first.
+                *mounted = None;
+                let dialogs = Dialogs::new(StoredValue::new_local(page.clone()));
+                let view = leptos::mount::mount_to(host.clone(), move || dialogs.view());
+                *mounted = Some(Mounted {
+                    host,
+                    dialogs,
+                    _view: Box::new(view),
+                });
+                dialogs
             }
         }
-        Ok(())
-    })
+    });
+    dialogs.page.set_value(page);
+    match which {
+        "embed" => dialogs.open_embed(),
+        _ => dialogs.open_config(),
+    }
+    Ok(())
 }
 
 /// The state of a page's two dialogs.
