@@ -5,8 +5,8 @@
 //! page asks for one (`globalThis.resiliencePlaygroundTools()`), so opening a demo never
 //! downloads them.
 //!
-//! [`exports`] is what that part exports (`src/bin/course-tools.rs` wraps each function
-//! with `#[wasm_bindgen]`); the async functions here call them from any part. A page opens
+//! [`exports`] holds that part's functions (`src/bin/course-tools.rs` wraps those a page
+//! calls with `#[wasm_bindgen]`); the async functions here call them from any part. A page opens
 //! a dialog with [`open_dialog`], handing over a JavaScript object ([`PageRequests`]) that
 //! the tools part reads ([`PageHandle`]) to draw the dialog into the page
 //! ([`crate::views::tool_dialogs`]): the page's own part carries only the buttons. Values
@@ -140,26 +140,6 @@ impl ConfigText {
             java: resilience4j::to_java(instances),
         }
     }
-
-    pub fn to_record(&self) -> String {
-        record::write([
-            ("yaml", self.yaml.as_str()),
-            ("properties", &self.properties),
-            ("java", &self.java),
-        ])
-    }
-
-    pub fn from_record(text: &str) -> Self {
-        Self::from_pairs(&record::read(text))
-    }
-
-    fn from_pairs(pairs: &[(String, String)]) -> Self {
-        ConfigText {
-            yaml: record::one(pairs, "yaml"),
-            properties: record::one(pairs, "properties"),
-            java: record::one(pairs, "java"),
-        }
-    }
 }
 
 /// A [`TickImport`] as a record: `outcome=applied&settings=…&note=…` or
@@ -225,7 +205,8 @@ pub fn tick_config(demo: u32, settings: &str) -> Result<TickConfig, Vec<String>>
 /// says about the rest of the fragment, or the refusal.
 pub type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Refused>;
 
-/// The functions of the `course-tools` part, on JavaScript values.
+/// The functions of the `course-tools` part: what `src/bin/course-tools.rs` exports, and
+/// what its dialogs ([`crate::views::tool_dialogs`]) call.
 pub mod exports {
     use resilience_sim::resilience4j;
 
@@ -239,17 +220,17 @@ pub mod exports {
         h
     }
 
-    /// Instances (an array) as Spring Boot YAML, `.properties` and Java: a [`ConfigText`]
-    /// record.
-    pub fn resilience4j_text(instances: JsValue) -> Result<String, JsValue> {
-        let instances: Vec<Instance> = from_js(instances)?;
-        Ok(ConfigText::of(&instances).to_record())
+    /// Instances (an array, as a page hands them over) as Spring Boot YAML, `.properties`
+    /// and Java.
+    pub fn resilience4j_text(instances: JsValue) -> Result<ConfigText, String> {
+        let instances: Vec<Instance> = from_js(instances).map_err(message)?;
+        Ok(ConfigText::of(&instances))
     }
 
     /// A lab's settings, as its link `query` (`demo=12&queueCapacity=200`) says, as Spring
-    /// Boot YAML, `.properties` and Java: a [`ConfigText`] record. The labs whose link
-    /// says all of their config (8, 9, 11, 12, 13, 15).
-    pub fn lab_config_text(query: &str) -> Result<String, JsValue> {
+    /// Boot YAML, `.properties` and Java. The labs whose link says all of their config
+    /// (8, 9, 11, 12, 13, 15).
+    pub fn lab_config_text(query: &str) -> Result<ConfigText, String> {
         use crate::lab_link::config_from_link;
         use resilience_sim::resilience4j::labs::LabResilience4j;
         use resilience_sim::scenario::catalogue::{self, Lab};
@@ -278,17 +259,20 @@ pub mod exports {
                     .0
                     .resilience4j()
             }
-            _ => return Err(JsValue::from_str("not a lab whose link says its config")),
+            _ => {
+                return Err(
+                    "This page's settings cannot be written as Resilience4j configuration.".into(),
+                )
+            }
         };
-        Ok(ConfigText::of(&instances).to_record())
+        Ok(ConfigText::of(&instances))
     }
 
     /// Demo `demo`'s settings with its link's `settings` applied ([`tick_config`]) as
-    /// Spring Boot YAML, `.properties` and Java: a [`ConfigText`] record.
-    pub fn tick_config_text(demo: u32, settings: &str) -> Result<String, JsValue> {
-        let tick = tick_config(demo, settings).map_err(|e| JsValue::from(e.join(" ")))?;
-        let instances = resilience4j::tick_instances(&tick);
-        Ok(ConfigText::of(&instances).to_record())
+    /// Spring Boot YAML, `.properties` and Java.
+    pub fn tick_config_text(demo: u32, settings: &str) -> Result<ConfigText, String> {
+        let tick = tick_config(demo, settings).map_err(|e| e.join(" "))?;
+        Ok(ConfigText::of(&resilience4j::tick_instances(&tick)))
     }
 
     /// A pasted `application.yml` or `.properties` fragment for demo `demo` played with
@@ -539,6 +523,15 @@ pub fn applied_record(applied: Result<String, Refused>) -> String {
     }
 }
 
+/// [`applied_record`] read back.
+pub fn read_applied(record: &str) -> Result<String, Refused> {
+    let pairs = record::read(record);
+    match pairs.iter().find(|(key, _)| key == "done") {
+        Some((_, done)) => Ok(done.clone()),
+        None => Err(Refused::from_pairs(&pairs)),
+    }
+}
+
 /// A pasted fragment for the breaker sandbox as the tools part read it ([`SandboxImport`]).
 pub fn read_sandbox_import(read: JsValue) -> SandboxImport {
     from_js::<SandboxImport>(read).map_err(|e| Refused::from(vec![message(e)]))?
@@ -607,14 +600,11 @@ impl PageHandle {
 
     /// The page's settings in Resilience4j's words.
     pub fn config(&self) -> Result<ConfigText, String> {
-        let written = match self.source() {
+        match self.source() {
             Source::Tick { demo, settings } => exports::tick_config_text(demo, &settings),
             Source::Lab(link) => exports::lab_config_text(&link),
             Source::Instances(instances) => exports::resilience4j_text(instances),
-        };
-        written
-            .map(|record| ConfigText::from_record(&record))
-            .map_err(message)
+        }
     }
 
     /// A pasted fragment, read here and applied by the page: what it did, or the refusal.
@@ -627,12 +617,7 @@ impl PageHandle {
                 .map_err(|e| Refused::from(vec![message(e)]))?,
         };
         let answer = self.call("apply", &[read]).as_string();
-        let pairs =
-            record::read(&answer.ok_or_else(|| Refused::from(vec![UNAVAILABLE.to_string()]))?);
-        match pairs.iter().find(|(key, _)| key == "done") {
-            Some((_, done)) => Ok(done.clone()),
-            None => Err(Refused::from_pairs(&pairs)),
-        }
+        read_applied(&answer.ok_or_else(|| Refused::from(vec![UNAVAILABLE.to_string()]))?)
     }
 }
 

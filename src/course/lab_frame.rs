@@ -49,17 +49,19 @@ pub fn deferred_lab_state<L: LabModel>(number: u32) -> (LabState<L>, Vec<String>
 /// from: the link itself (the lab's config is whatever its link says:
 /// [`config_from_link`]), so the page sends a string, not its instances.
 pub fn tools<L: LabModel>(number: u32, state: LabState<L>) -> LabTools {
-    // The page may be gone by the time a dialog asks (the session disposed): no link then.
-    let link = move || {
-        state
-            .session
-            .try_with_untracked(|s| link_of(number, s))
-            .unwrap_or_default()
-    };
     LabTools {
-        link: Callback::new(move |_| link()),
-        config: Callback::new(move |_| tools::config_source::lab(&link())),
+        link: Callback::new(move |_| current_link(number, state)),
+        config: Callback::new(move |_| tools::config_source::lab(&current_link(number, state))),
     }
+}
+
+/// The lab's link now; none if the page is gone by the time a dialog asks (its session
+/// disposed).
+fn current_link<L: LabModel>(number: u32, state: LabState<L>) -> String {
+    state
+        .session
+        .try_with_untracked(|s| link_of(number, s))
+        .unwrap_or_default()
 }
 
 /// [`tools`] for a lab whose config may hold more than its link (the BoxOffice system,
@@ -70,12 +72,7 @@ pub fn tools_with_instances<L: LabModel + LabResilience4j>(
     state: LabState<L>,
 ) -> LabTools {
     LabTools {
-        link: Callback::new(move |_| {
-            state
-                .session
-                .try_with_untracked(|s| link_of(number, s))
-                .unwrap_or_default()
-        }),
+        link: Callback::new(move |_| current_link(number, state)),
         config: Callback::new(move |_| {
             state
                 .session

@@ -597,7 +597,6 @@ mod link_tests {
             &tools::record::write(state.settings.iter().map(|(k, v)| (k.as_str(), v.as_str()))),
         )
         .expect("text");
-        let text = tools::ConfigText::from_record(&text);
         assert!(
             text.yaml.contains("exponential-backoff-multiplier: 2"),
             "{}",
@@ -655,11 +654,19 @@ resilience4j.circuitbreaker.instances.recommendations.failure-rate-threshold: 30
             tools::read_tick_import(&tools::tick_import_record(&refused)),
             refused
         );
-        let config = tools::ConfigText {
-            yaml: odd.into(),
-            properties: "a=b&c".into(),
-            java: String::new(),
+        // What a page answers after applying a fragment, read back by the tools part.
+        let done = format!("Applied. {odd}");
+        assert_eq!(
+            tools::read_applied(&tools::applied_record(Ok(done.clone()))),
+            Ok(done)
+        );
+        let problems = tools::Refused {
+            problems: vec![odd.into(), "second".into()],
+            instances: vec!["erp".into()],
         };
-        assert_eq!(tools::ConfigText::from_record(&config.to_record()), config);
+        assert_eq!(
+            tools::read_applied(&tools::applied_record(Err(problems.clone()))),
+            Err(problems)
+        );
     }
 }
