@@ -10,9 +10,7 @@ pub struct DemoInfo {
     /// The number learners and teachers use to refer to it (`?demo=N`).
     pub number: u32,
     pub title: &'static str,
-    /// The starting setup in a few words.
-    pub setup: &'static str,
-    /// What the learner should see, in a sentence.
+    /// What the learner should see, in a sentence (the scenario's description).
     pub watch: &'static str,
     /// How recommendations behaves at t = 0.
     pub behaviour: Behaviour,
@@ -39,7 +37,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 1,
         title: "Errors trip the breaker",
-        setup: "recommendations failing, circuit breaker",
         watch: "The window fills with failures and the breaker opens at t = 3; refused calls take no thread and no time.",
         behaviour: Behaviour::Failing,
         protection: Protection::CircuitBreaker,
@@ -48,7 +45,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 2,
         title: "Half-open: it is back",
-        setup: "recommendations recovering from t = 6, circuit breaker",
         watch: "At t = 6 the breaker lets two trial calls through; they succeed and the breaker closes.",
         behaviour: Behaviour::Recovering { healthy_from: 6 },
         protection: Protection::CircuitBreaker,
@@ -57,7 +53,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 3,
         title: "Half-open: still broken",
-        setup: "recommendations failing, circuit breaker",
         watch: "The trial calls at t = 6 fail, the breaker opens again at t = 7 and waits until t = 10.",
         behaviour: Behaviour::Failing,
         protection: Protection::CircuitBreaker,
@@ -66,7 +61,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 4,
         title: "Slow service, no protection",
-        setup: "recommendations slow, no protection",
         watch: "Recommendations takes all 6 threads and the healthy payment service fails from t = 3.",
         behaviour: Behaviour::Slow,
         protection: Protection::None,
@@ -75,7 +69,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 5,
         title: "Slow service, circuit breaker",
-        setup: "recommendations slow, circuit breaker",
         watch: "Payment fails at t = 3 and t = 4, then the breaker opens and the threads drain.",
         behaviour: Behaviour::Slow,
         protection: Protection::CircuitBreaker,
@@ -84,7 +77,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 6,
         title: "Bulkhead",
-        setup: "recommendations slow, bulkhead",
         watch: "Recommendations never holds more than 3 threads and payment never fails.",
         behaviour: Behaviour::Slow,
         protection: Protection::Bulkhead,
@@ -93,7 +85,6 @@ pub const DEMOS: [DemoInfo; 7] = [
     DemoInfo {
         number: 7,
         title: "Breaker and bulkhead together",
-        setup: "recommendations slow, breaker + bulkhead",
         watch: "The bulkhead limits the damage at once; the breaker then stops the waste.",
         behaviour: Behaviour::Slow,
         protection: Protection::BreakerAndBulkhead,
@@ -132,8 +123,6 @@ pub enum Lab {
 pub struct LabInfo {
     pub number: u32,
     pub title: &'static str,
-    pub setup: &'static str,
-    pub watch: &'static str,
     /// What kind of lab, after the number in the page's kicker ("retry lab").
     pub kind: &'static str,
     pub lab: Lab,
@@ -145,64 +134,48 @@ pub const LABS: [LabInfo; 8] = [
     LabInfo {
         number: 8,
         title: "Retries can keep a system down",
-        setup: "1,000 requests/s, a provider that degrades for 5 s; no retries, 3 retries, a retry budget",
-        watch: "With 3 retries the provider stays overloaded long after it is healthy again; the budget recovers.",
         kind: "retry lab",
         lab: Lab::Amplification,
     },
     LabInfo {
         number: 9,
         title: "Jitter against synchronized waves",
-        setup: "1,000 clients call at once against 150 calls per 100 ms; the rejected retry with exponential backoff",
-        watch: "Without jitter the retries arrive in waves; full jitter spreads them and everyone is served sooner.",
         kind: "retry lab",
         lab: Lab::Jitter,
     },
     LabInfo {
         number: 10,
         title: "The breaker sandbox",
-        setup: "one circuit breaker: COUNT_BASED window of 10, 50 % threshold, 10 s wait, 3 trials",
-        watch: "Five failures among ten calls open it; after more than 10 s the next call is a half-open trial.",
         kind: "breaker lab",
         lab: Lab::Sandbox,
     },
     LabInfo {
         number: 11,
         title: "One pool of 24 threads, and a bulkhead of 8",
-        setup: "24 request threads; /fast and /drm at 50 requests/s each; the vendor behind /drm turns slow (5 s)",
-        watch: "Without isolation /fast dies with /drm; a bulkhead of 8 on the vendor call keeps /fast at 100 %.",
         kind: "incident lab",
         lab: Lab::Pool,
     },
     LabInfo {
         number: 12,
         title: "The 09:00 pricing brownout",
-        setup: "order: 250 submissions/s and 100 history requests/s on 200 threads; pricing slows from 80 ms to 4 s at 09:00 for a minute; a bulkhead of 20 with a queue of 20, an errors-only breaker, 3 retries, a 30 s cache",
-        watch: "The bulkhead admits 5 calls a second, the breaker never opens, retries multiply the attempts by four, the cache empties; a queue of 200 takes order history down instead. Then apply the fixes one by one, and watch who recovers when pricing does.",
         kind: "incident lab",
         lab: Lab::Brownout,
     },
     LabInfo {
         number: 13,
         title: "Payment and shipping: what counts as a failure",
-        setup: "checkout captures a card (payment: bulkhead 20, breaker, retry of connect failures) and asks a shipping quoter (bulkhead 8); six scenarios",
-        watch: "Declines never trip the breaker; a lost answer ends UNCERTAIN after one request; a stalled quoter fills only its own bulkhead, unless the bulkhead is shared.",
         kind: "incident lab",
         lab: Lab::Checkout,
     },
     LabInfo {
         number: 14,
         title: "BoxOffice: a whole system on its on-sale day",
-        setup: "a ticketing company: clients by priority, a door with rate limiting and load shedding, a waiting room, order replicas with health checks and Resilience4j stacks, payment; five scenarios",
-        watch: "Who gets served in time, class by class, as the fault hits: which protection keeps purchases alive, and which only moves the damage.",
         kind: "system lab",
         lab: Lab::BoxOffice,
     },
     LabInfo {
         number: 15,
         title: "Which retry policy survives?",
-        setup: "eight client retry policies against one server: 1,000 requests/s and a failure rate from 0 to 100 %; then a server of 100 calls/s hit by a 3x slowdown",
-        watch: "Attempts per request as failures rise, the failure rate where each policy stops retrying, and which loads and slowdowns each policy never recovers from.",
         kind: "retry lab",
         lab: Lab::RetryPolicies,
     },
