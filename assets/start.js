@@ -10,9 +10,11 @@
 
 const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout', 14: 'boxoffice', 15: 'retry-policies'};
 const TOOLS = 'course-tools';
-// The stylesheet only the labs use (the tick demos and the tools do without it).
+// The stylesheets a part brings with it: the labs' for every lab, the tools' (the dialogs
+// and the overview) for the tools part. The tick demos need only the page's own.
 const LAB_STYLES = 'labs.css';
-const WITHOUT_LAB_STYLES = ['tick-demos', TOOLS];
+const TOOL_STYLES = 'tools.css';
+const stylesOf = (part) => (part === TOOLS ? [TOOL_STYLES] : part === 'tick-demos' ? [] : [LAB_STYLES]);
 const FILES = {};
 
 const base = document.baseURI;
@@ -48,28 +50,33 @@ function load(part) {
   return loading.get(part);
 }
 
-// The labs' stylesheet, in before a lab's page is drawn (a failed load draws it anyway).
+// A part's stylesheets, each linked once and in before the part draws (a failed load
+// draws it anyway).
+const sheets = new Map();
 function styles(part) {
-  if (WITHOUT_LAB_STYLES.includes(part)) return Promise.resolve();
-  const link = document.createElement('link');
-  link.rel = 'stylesheet';
-  link.href = url(FILES[LAB_STYLES]);
-  const loaded = new Promise((resolve) => { link.onload = link.onerror = resolve; });
-  document.head.append(link);
-  return loaded;
+  return Promise.all(stylesOf(part).map((name) => {
+    if (!sheets.has(name)) {
+      const link = document.createElement('link');
+      link.rel = 'stylesheet';
+      link.href = url(FILES[name]);
+      sheets.set(name, new Promise((resolve) => { link.onload = link.onerror = resolve; }));
+      document.head.append(link);
+    }
+    return sheets.get(name);
+  }));
 }
 
 // The tools part, for the app: `globalThis.resiliencePlaygroundTools()` resolves to its
-// exports (src/tools.rs), loaded on first use.
-globalThis.resiliencePlaygroundTools = () => load(TOOLS);
+// exports (src/tools.rs), loaded on first use with its stylesheet.
+globalThis.resiliencePlaygroundTools = () => Promise.all([load(TOOLS), styles(TOOLS)]).then(([bindings]) => bindings);
 
 const prefetched = new Set();
 function prefetch(part) {
   if (prefetched.has(part) || loading.has(part) || !FILES[part]) return;
   prefetched.add(part);
   const names = [FILES[part].js, FILES[part].wasm];
-  if (!WITHOUT_LAB_STYLES.includes(part) && WITHOUT_LAB_STYLES.includes(running)) {
-    names.push(FILES[LAB_STYLES]);
+  for (const sheet of stylesOf(part)) {
+    if (!sheets.has(sheet)) names.push(FILES[sheet]);
   }
   for (const name of names) {
     const link = document.createElement('link');

@@ -5,10 +5,10 @@
 //   link (already `tick-demos-<hash>.js`), so a host may cache them for ever.
 // - Every part's bindings and start.js are minified with terser (Trunk's own minifier
 //   cannot read wasm-bindgen's `export default`): about 3 KB gzip off every demo.
-// - The labs' stylesheet, copied as it is (start.js loads it for the labs only), is minified
-//   with lightningcss (the engine Trunk minifies the linked stylesheets with: 6.5 to 4.6 KB
-//   gzip) and gets a content hash too.
-// - start.js gets each part's file names, and the stylesheet's, in FILES.
+// - The labs' and the tools' stylesheets, copied as they are (start.js loads each with the
+//   parts that use it), are minified with lightningcss (the engine Trunk minifies the linked
+//   stylesheets with: the labs' 6.5 to 4.6 KB gzip) and get a content hash too.
+// - start.js gets each part's file names, and the stylesheets', in FILES.
 //
 //   node scripts/post-build.mjs [DIR]   (DIR defaults to $TRUNK_STAGING_DIR)
 import { createHash } from 'node:crypto';
@@ -61,16 +61,20 @@ for (const part of parts) {
   await rename(join(dir, `${part}_bg.wasm`), join(dir, files[part].wasm));
   await rm(join(dir, `${part}.js`));
 }
-const labStyles = start.match(/const LAB_STYLES = '([a-z.]+)'/)?.[1];
-if (!labStyles) throw new Error('post-build: start.js has no LAB_STYLES');
-let css = await readFile(join(dir, labStyles));
-if (release) {
-  css = transform({ filename: labStyles, code: css, minify: true }).code;
-  await writeFile(join(dir, labStyles), css);
+// The stylesheets start.js links for some parts only: minified (Trunk minifies only the
+// ones index.html links) and content-hashed.
+for (const constant of ['LAB_STYLES', 'TOOL_STYLES']) {
+  const sheet = start.match(new RegExp(`const ${constant} = '([a-z.]+)'`))?.[1];
+  if (!sheet) throw new Error(`post-build: start.js has no ${constant}`);
+  let css = await readFile(join(dir, sheet));
+  if (release) {
+    css = transform({ filename: sheet, code: css, minify: true }).code;
+    await writeFile(join(dir, sheet), css);
+  }
+  const hashed = sheet.replace(/\.css$/, `-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css`);
+  await rename(join(dir, sheet), join(dir, hashed));
+  files[sheet] = hashed;
 }
-const cssName = labStyles.replace(/\.css$/, `-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css`);
-await rename(join(dir, labStyles), join(dir, cssName));
-files[labStyles] = cssName;
 await writeFile(startPath, start.replace('const FILES = {};', `const FILES = ${JSON.stringify(files)};`));
 await writeFile(startPath, await minified(startPath));
 console.log(`post-build: ${[...parts].join(', ')}`);
