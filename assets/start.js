@@ -10,30 +10,40 @@
 
 const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout', 14: 'boxoffice', 15: 'retry-policies'};
 const TOOLS = 'course-tools';
+// The front page (the address names no demo): a part of its own, with no engine.
+const LANDING = 'landing';
 // The stylesheets a part brings with it: the labs' for every lab, the tools' (the dialogs
 // and the overview) for the tools part. The tick demos need only the page's own.
 const LAB_STYLES = 'labs.css';
 const TOOL_STYLES = 'tools.css';
-const stylesOf = (part) => (part === TOOLS ? [TOOL_STYLES] : part === 'tick-demos' ? [] : [LAB_STYLES]);
+const stylesOf = (part) => (part === TOOLS ? [TOOL_STYLES] : ['tick-demos', LANDING].includes(part) ? [] : [LAB_STYLES]);
 const FILES = {};
 
 const base = document.baseURI;
 const url = (name) => new URL(name, base).href;
 
-// The same reading of the query as the app's (src/url_state.rs): the last valid `demo`
-// wins, a bad one opens Demo 1; `overview` as a flag.
+// The same reading of the query as the app's (src/url_state.rs, src/embed.rs): the last
+// valid `demo` wins, a bad one opens Demo 1; `overview` and `embed` as flags; no `demo`
+// at all, outside a frame, is the front page.
 function partOf(search) {
   let part = 'tick-demos';
   let overview = false;
+  let embed = false;
+  let demo = false;
   for (const pair of search.replace(/^\?/, '').split('&')) {
     const [key, value = ''] = pair.split('=');
-    if (key === 'demo' && /^\+?[0-9]{1,10}$/.test(value) && PART_OF_DEMO[Number(value)]) {
-      part = PART_OF_DEMO[Number(value)];
-    } else if (key === 'overview' && ['', '1', 'true'].includes(value)) {
+    const flag = ['', '1', 'true'].includes(value);
+    if (key === 'demo') {
+      demo = true;
+      if (/^\+?[0-9]{1,10}$/.test(value) && PART_OF_DEMO[Number(value)]) part = PART_OF_DEMO[Number(value)];
+    } else if (key === 'overview' && flag) {
       overview = true;
+    } else if (key === 'embed' && flag) {
+      embed = true;
     }
   }
-  return overview ? TOOLS : part;
+  if (overview) return TOOLS;
+  return demo || embed ? part : LANDING;
 }
 
 // A part's bindings, loaded once: the wasm is fetched while the bindings load.
@@ -92,11 +102,12 @@ function partOfLink(a) {
   return partOf(href);
 }
 
-// Links into another part: the pager's (the next and previous demo) prefetched when the
-// browser is idle, a link in the demo's own text when it comes into view, a link of the
-// course list when the pointer or the focus reaches it (the list shows all thirteen at
-// once: fetching them all would cost four times the demo itself). Nothing is prefetched
-// in a course page's frame, nor when the browser asks to save data.
+// Links into another part: the pager's (the next and previous demo) and the front page's
+// "Start" prefetched when the browser is idle, a link in the demo's own text when it comes
+// into view, a link of the course list or of the front page's path when the pointer or
+// the focus reaches it (each shows all fifteen at once: fetching them all would cost
+// several times the page itself). Nothing is prefetched in a course page's frame, nor
+// when the browser asks to save data.
 const quiet = /(^|[?&])embed(=1|=true)?(&|$)/.test(location.search) || navigator.connection?.saveData;
 const seen = new WeakSet();
 const inView = 'IntersectionObserver' in window
@@ -117,10 +128,10 @@ function watchLinks() {
   for (const a of document.querySelectorAll('main a[href^="?"]')) {
     if (seen.has(a)) continue;
     seen.add(a);
-    if (a.closest('.demo-pager')) {
+    if (a.matches('.demo-pager a, .landing-start a[href^="?demo="]')) {
       const part = partOfLink(a);
       if (part) prefetch(part);
-    } else if (inView) {
+    } else if (inView && !a.closest('.landing')) {
       inView.observe(a);
     }
   }

@@ -27,7 +27,7 @@ for (const [name, viewport] of [
     // The page is no wider than the screen.
     assert.ok(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth));
     await screenshot(page, `landing-${name}`);
-    // Start: Demo 1 opens in place, no page load.
+    // Start: Demo 1 opens (the tick demos' part, prefetched while the front page is read).
     await page.getByTestId('landing-start').click();
     await page.getByTestId('demo-heading').filter({ hasText: /^Demo 1: / }).waitFor();
     assert.match(page.url(), /\?demo=1$/);

@@ -35,12 +35,14 @@ const startPath = join(dir, 'start.js');
 const start = await readFile(startPath, 'utf8');
 const table = start.match(/const PART_OF_DEMO = \{([^}]*)\}/);
 const tools = start.match(/const TOOLS = '([a-z-]+)'/);
-if (!table || !tools || !start.includes('const FILES = {};')) {
-  console.error('post-build: start.js has no PART_OF_DEMO, TOOLS or empty FILES');
+const landing = start.match(/const LANDING = '([a-z-]+)'/);
+if (!table || !tools || !landing || !start.includes('const FILES = {};')) {
+  console.error('post-build: start.js has no PART_OF_DEMO, TOOLS, LANDING or empty FILES');
   process.exit(1);
 }
 const parts = new Set([...table[1].matchAll(/'([a-z-]+)'/g)].map((m) => m[1]));
 parts.add(tools[1]);
+parts.add(landing[1]);
 
 const files = {};
 const names = await readdir(dir);

@@ -32,18 +32,21 @@ pub fn mount(part: Part, pages: Pages) {
     leptos::mount::mount_to_body(move || view! { <App pages=pages /> });
 }
 
+/// The front page.
+pub fn landing_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    (number == LANDING).then(|| mounted(main, move || view! { <Landing location=location /> }))
+}
+
 /// Demos 1-7.
 pub fn tick_demos_pages(
     number: u32,
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    if number == LANDING {
-        return Some(mounted(
-            main,
-            move || view! { <Landing location=location /> },
-        ));
-    }
     catalogue::demo(number)?;
     // The address as it is now: the demo's link (a demo opened in place has `?demo=N`).
     let (state, problems) = UrlState::parse(&current_query());
@@ -171,7 +174,8 @@ pub fn every_page(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    let pages: [Pages; 9] = [
+    let pages: [Pages; 10] = [
+        landing_pages,
         tick_demos_pages,
         retry_labs_pages,
         sandbox_pages,

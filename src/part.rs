@@ -2,7 +2,8 @@
 //! wasm file each), so a demo opened alone or embedded downloads only the part it is in:
 //! the tick demos share one, and each incident lab carries only its own engine.
 //!
-//! `assets/start.js` picks the part from the address (`?demo=N`, `?overview=1`) with the
+//! `assets/start.js` picks the part from the address (`?demo=N`, `?overview=1`, none: the
+//! front page's own small part) with the
 //! same table as [`Part::of`] (a test keeps the two equal). Inside a part a demo link opens
 //! the demo in place; a link into another part is a plain page load, whose files were
 //! prefetched when the link came into view or the browser was idle (`assets/start.js`).
@@ -12,6 +13,8 @@
 use std::sync::OnceLock;
 
 use resilience_sim::scenario::catalogue::{self, Lab};
+
+use crate::course::landing::LANDING;
 
 /// One binary of the course.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,13 +35,16 @@ pub enum Part {
     BoxOffice,
     /// Demo 15, the retry policies real clients ship.
     RetryPolicies,
+    /// The course's front page (the address without a demo): what the course teaches and
+    /// its path, with none of the demos' engines.
+    Landing,
     /// The teachers' overview page (`?overview=1`), and the tools every page loads on
     /// demand: the Resilience4j config writer and reader, the teacher notes, the snippets.
     CourseTools,
 }
 
 impl Part {
-    pub const ALL: [Part; 9] = [
+    pub const ALL: [Part; 10] = [
         Part::TickDemos,
         Part::RetryLabs,
         Part::Sandbox,
@@ -47,6 +53,7 @@ impl Part {
         Part::Checkout,
         Part::BoxOffice,
         Part::RetryPolicies,
+        Part::Landing,
         Part::CourseTools,
     ];
 
@@ -76,16 +83,19 @@ impl Part {
             Part::Checkout => "checkout",
             Part::BoxOffice => "boxoffice",
             Part::RetryPolicies => "retry-policies",
+            Part::Landing => "landing",
             Part::CourseTools => "course-tools",
         }
     }
 
-    /// Whether this part shows demo `number` (the overview, page 0, is the tools' page).
+    /// Whether this part shows demo `number` (the overview, page 0, is the tools' page;
+    /// [`LANDING`], the front page's).
     pub fn serves(self, number: u32) -> bool {
-        if number == 0 {
-            return self == Part::CourseTools;
+        match number {
+            0 => self == Part::CourseTools,
+            LANDING => self == Part::Landing,
+            _ => Part::of(number) == self,
         }
-        Part::of(number) == self
     }
 }
 
@@ -124,6 +134,11 @@ mod tests {
         assert_eq!(Part::of(12), Part::Brownout);
         assert_eq!(Part::of(13), Part::Checkout);
         assert!(Part::CourseTools.serves(0));
+        let front: Vec<Part> = Part::ALL
+            .into_iter()
+            .filter(|p| p.serves(LANDING))
+            .collect();
+        assert_eq!(front, [Part::Landing]);
     }
 
     /// `assets/start.js` picks the part before any wasm runs: its table must be this one.

@@ -1,6 +1,7 @@
 //! The course's front page (the address without `?demo=`): what the course teaches, the
 //! path through the demos with the time each takes, the words it uses, and where to
-//! start. It is part of the tick demos' bundle, so "Start with Demo 1" opens in place.
+//! start. It is a part of its own (`src/bin/landing.rs`), so the first page a visitor opens
+//! loads no engine; the tick demos' part is prefetched while the visitor reads it.
 
 use leptos::prelude::*;
 use resilience_sim::scenario::catalogue;
