@@ -12,11 +12,12 @@ const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tic
 const TOOLS = 'course-tools';
 // The front page (the address names no demo): a part of its own, with no engine.
 const LANDING = 'landing';
-// The stylesheets a part brings with it: the labs' for every lab, the tools' (the dialogs
-// and the overview) for the tools part. The tick demos need only the page's own.
+// The stylesheets a part brings with it (post-build.mjs minifies and hashes every one named
+// here): the labs' for every lab, and Demo 14's own besides; the tools' (the dialogs and
+// the overview) for the tools part. The tick demos and the front page need only the page's.
 const LAB_STYLES = 'labs.css';
-const TOOL_STYLES = 'tools.css';
-const stylesOf = (part) => (part === TOOLS ? [TOOL_STYLES] : ['tick-demos', LANDING].includes(part) ? [] : [LAB_STYLES]);
+const STYLES = { [TOOLS]: ['tools.css'], boxoffice: [LAB_STYLES, 'boxoffice.css'] };
+const stylesOf = (part) => STYLES[part] ?? (['tick-demos', LANDING].includes(part) ? [] : [LAB_STYLES]);
 const FILES = {};
 
 const base = document.baseURI;

@@ -5,8 +5,8 @@
 //   link (already `tick-demos-<hash>.js`), so a host may cache them for ever.
 // - Every part's bindings and start.js are minified with terser (Trunk's own minifier
 //   cannot read wasm-bindgen's `export default`): about 3 KB gzip off every demo.
-// - The labs' and the tools' stylesheets, copied as they are (start.js loads each with the
-//   parts that use it), are minified with lightningcss (the engine Trunk minifies the linked
+// - The stylesheets start.js loads with the parts that use them (the labs', Demo 14's, the
+//   tools'), copied as they are, are minified with lightningcss (the engine Trunk minifies the linked
 //   stylesheets with: the labs' 6.5 to 4.6 KB gzip) and get a content hash too.
 // - start.js gets each part's file names, and the stylesheets', in FILES.
 //
@@ -63,11 +63,11 @@ for (const part of parts) {
   await rename(join(dir, `${part}_bg.wasm`), join(dir, files[part].wasm));
   await rm(join(dir, `${part}.js`));
 }
-// The stylesheets start.js links for some parts only: minified (Trunk minifies only the
-// ones index.html links) and content-hashed.
-for (const constant of ['LAB_STYLES', 'TOOL_STYLES']) {
-  const sheet = start.match(new RegExp(`const ${constant} = '([a-z.]+)'`))?.[1];
-  if (!sheet) throw new Error(`post-build: start.js has no ${constant}`);
+// The stylesheets start.js links for some parts only (every quoted `*.css` name in it):
+// minified (Trunk minifies only the ones index.html links) and content-hashed.
+const sheets = new Set([...start.matchAll(/'([a-z-]+\.css)'/g)].map((m) => m[1]));
+if (!sheets.has('labs.css')) throw new Error('post-build: start.js names no labs.css');
+for (const sheet of sheets) {
   let css = await readFile(join(dir, sheet));
   if (release) {
     css = transform({ filename: sheet, code: css, minify: true }).code;
