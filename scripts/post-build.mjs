@@ -6,8 +6,8 @@
 // - Every part's bindings and start.js are minified with terser (Trunk's own minifier
 //   cannot read wasm-bindgen's `export default`): about 3 KB gzip off every demo.
 // - The stylesheets start.js loads with the parts that use them (the labs', Demo 14's, the
-//   tools'), copied as they are, are minified with lightningcss (the engine Trunk minifies the linked
-//   stylesheets with: the labs' 6.5 to 4.6 KB gzip) and get a content hash too.
+//   tools'), copied as they are, are minified with lightningcss (the engine Trunk minifies
+//   the linked stylesheets with: the labs' 6.5 to 4.6 KB gzip) and get a content hash too.
 // - start.js gets each part's file names, and the stylesheets', in FILES.
 //
 //   node scripts/post-build.mjs [DIR]   (DIR defaults to $TRUNK_STAGING_DIR)

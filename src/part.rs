@@ -2,11 +2,11 @@
 //! wasm file each), so a demo opened alone or embedded downloads only the part it is in:
 //! the tick demos share one, and each incident lab carries only its own engine.
 //!
-//! `assets/start.js` picks the part from the address (`?demo=N`, `?overview=1`, none: the
-//! front page's own small part) with the
-//! same table as [`Part::of`] (a test keeps the two equal). Inside a part a demo link opens
-//! the demo in place; a link into another part is a plain page load, whose files were
-//! prefetched when the link came into view or the browser was idle (`assets/start.js`).
+//! `assets/start.js` picks the part from the address (`?demo=N`, `?overview=1`, or none:
+//! the front page's own small part) with the same table as [`Part::of`] (a test keeps the
+//! two equal). Inside a part a demo link opens the demo in place; a link into another part
+//! is a plain page load, whose files were prefetched when the link came into view or the
+//! browser was idle (`assets/start.js`).
 //! Rarely used tools (the Resilience4j writer and reader, the teacher notes, the embed
 //! snippets) are a part of their own, loaded when a dialog opens ([`crate::tools`]).
 
