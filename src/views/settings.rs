@@ -118,7 +118,7 @@ pub fn SettingsPanel(
                         }),
                     };
                     view! {
-                        // A field's red border follows its aria-invalid (style/components.css).
+                        // A field's red border follows its aria-invalid (style/site.css).
                         <div class="field">
                             <label for=id><code inner_html=breakable(name)></code><span class="group">{group}</span></label>
                             {input}
