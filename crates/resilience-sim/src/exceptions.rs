@@ -36,7 +36,7 @@
 //! The retry, whose exceptions are the engine's fixed outcomes, refuses such names: they
 //! could never match.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::error::excerpt;
 
@@ -467,6 +467,14 @@ pub const MAX_DECLARED: usize = 256;
 /// Longest chain walked from a class to `Throwable` (the table's deepest is 7).
 const MAX_DEPTH: usize = MAX_DECLARED + 16;
 
+/// The most names one list (`recordExceptions`, `retryExceptions`...) may hold: each
+/// classification compares the thrown class's superclasses with every name listed.
+pub const MAX_LISTED: usize = 256;
+
+/// The longest class name read, in characters (the JDK's longest is under 100): every
+/// lookup compares names, so a long one would make each of them long.
+pub const MAX_NAME_LENGTH: usize = 256;
+
 /// Classes a scenario declares: class name -> parent name.
 pub type DeclaredExceptions = BTreeMap<String, String>;
 
@@ -534,6 +542,8 @@ enum Resolved<'a> {
     WrongPackage(&'static ExceptionClass),
     Unknown,
     Empty,
+    /// Longer than [`MAX_NAME_LENGTH`].
+    TooLong,
 }
 
 /// The hierarchy a policy classifies with: the table and a config's declared classes.
@@ -559,16 +569,32 @@ impl<'a> Hierarchy<'a> {
 
     /// The declared class whose simple name is `simple`, with its parent as written.
     fn declared(&self, simple: &str) -> Option<(&'a str, &'a str)> {
+        if self.declared.is_empty() {
+            return None;
+        }
+        // Declared by its simple name, as most are.
+        if let Some((name, parent)) = self.declared.get_key_value(simple) {
+            return Some((name.as_str(), parent.as_str()));
+        }
+        // `simple_name(name) == simple`, without scanning each whole name.
+        let ends_with_simple = |name: &str| {
+            let name = name.trim();
+            name.strip_suffix(simple)
+                .is_some_and(|rest| rest.is_empty() || rest.ends_with(['.', '$']))
+        };
         self.declared
             .iter()
+            .find(|(name, _)| ends_with_simple(name))
             .map(|(name, parent)| (simple_name(name), parent.as_str()))
-            .find(|(name, _)| *name == simple)
     }
 
     fn resolve(&self, name: &str) -> Resolved<'a> {
         let name = name.trim();
         if name.is_empty() {
             return Resolved::Empty;
+        }
+        if name.chars().count() > MAX_NAME_LENGTH {
+            return Resolved::TooLong;
         }
         let qualified = is_qualified(name);
         if qualified {
@@ -595,7 +621,7 @@ impl<'a> Hierarchy<'a> {
 
     /// The simple name a name stands for (a known qualified name gives the table's name,
     /// so `...HttpClientErrorException$NotFound` is `NotFoundException`).
-    fn identity<'n>(&self, name: &'n str) -> &'n str {
+    pub fn identity<'n>(&self, name: &'n str) -> &'n str {
         let name = name.trim();
         if is_qualified(name) {
             if let Some(class) = by_qualified_name(name) {
@@ -635,7 +661,54 @@ impl<'a> Hierarchy<'a> {
 
     /// Whether any of `configured` matches `thrown` (see [`Self::is_assignable`]).
     pub fn any_assignable(&self, configured: &[String], thrown: &str) -> bool {
-        configured.iter().any(|c| self.is_assignable(c, thrown))
+        match configured {
+            [] => false,
+            [one] => self.is_assignable(one, thrown),
+            // The thrown class's superclasses walked once, not once per name listed.
+            many => {
+                let lineage = self.lineage(thrown);
+                many.iter().any(|c| {
+                    let target = self.identity(c);
+                    target == "Throwable" || lineage.contains(&target)
+                })
+            }
+        }
+    }
+
+    /// `thrown` and its superclasses, most specific first, as [`Self::is_assignable`]
+    /// walks them.
+    fn lineage<'n>(&self, thrown: &'n str) -> Vec<&'n str>
+    where
+        'a: 'n,
+    {
+        let mut out = vec![self.identity(thrown)];
+        while out.len() < MAX_DEPTH {
+            match self.parent_of(out[out.len() - 1]) {
+                Some(parent) => out.push(parent),
+                None => break,
+            }
+        }
+        out
+    }
+
+    /// Checks a whole list (see [`Self::check_listed`]): at most [`MAX_LISTED`] names.
+    /// On a refusal, the index of the name refused (none when the list is too long).
+    pub fn check_list(
+        &self,
+        names: &[String],
+        allow_application: bool,
+    ) -> Result<(), (Option<usize>, String)> {
+        if names.len() > MAX_LISTED {
+            return Err((
+                None,
+                format!("lists {} classes: at most {MAX_LISTED}", names.len()),
+            ));
+        }
+        for (index, name) in names.iter().enumerate() {
+            self.check_listed(name, allow_application)
+                .map_err(|message| (Some(index), message))?;
+        }
+        Ok(())
     }
 
     /// Checks a name a policy's list gives (`recordExceptions`...): it must be known or
@@ -663,6 +736,9 @@ impl<'a> Hierarchy<'a> {
         let shown = excerpt(name.trim());
         match resolved {
             Resolved::Empty => "an exception name is empty".to_string(),
+            Resolved::TooLong => {
+                format!("`{shown}` is longer than {MAX_NAME_LENGTH} characters: not a class name")
+            }
             Resolved::WrongPackage(class) => format!(
                 "`{shown}` is not an exception this simulation knows: its {} is {}",
                 class.name,
@@ -701,8 +777,24 @@ impl<'a> Hierarchy<'a> {
                 self.declared.len()
             ));
         }
-        for (index, (name, parent)) in self.declared.iter().enumerate() {
+        // Each declared simple name: its parent's name and how often it is declared (the
+        // first declaration is the one lookups find).
+        let mut parents: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
+        for (name, parent) in self.declared {
+            parents
+                .entry(simple_name(name))
+                .or_insert((self.identity(parent), 0))
+                .1 += 1;
+        }
+        // Classes whose chain is known to reach the table.
+        let mut reach_table: BTreeSet<&str> = BTreeSet::new();
+        for (name, parent) in self.declared {
             let shown = excerpt(name.trim());
+            if name.trim().chars().count() > MAX_NAME_LENGTH {
+                return Err(format!(
+                    "`{shown}` is longer than {MAX_NAME_LENGTH} characters: not a class name"
+                ));
+            }
             if !is_class_name(name) {
                 return Err(format!("`{shown}` is not a Java class name"));
             }
@@ -715,31 +807,67 @@ impl<'a> Hierarchy<'a> {
                     class.parent.unwrap_or("nothing")
                 ));
             }
-            if self
-                .declared
-                .keys()
-                .skip(index + 1)
-                .any(|other| simple_name(other) == simple)
-            {
+            if parents.get(simple).is_some_and(|&(_, count)| count > 1) {
                 return Err(format!("`{}` is declared twice", excerpt(simple)));
             }
             if let Err(e) = self.check_thrown(parent) {
                 return Err(format!("the parent of `{shown}`: {e}"));
             }
             // The chain up from here must reach the table (a known class) without a cycle.
+            let mut chain = Vec::new();
             let mut current = simple;
-            let mut steps = 0;
-            while let Some((_, parent)) = self.declared(current) {
-                current = self.identity(parent);
-                steps += 1;
-                if current == simple || steps > self.declared.len() {
+            while let Some(&(parent, _)) = parents.get(current) {
+                if reach_table.contains(current) {
+                    break;
+                }
+                chain.push(current);
+                current = parent;
+                if current == simple || chain.len() > parents.len() {
                     return Err(format!(
                         "`{shown}` is its own superclass (the parents form a cycle)"
                     ));
                 }
             }
+            reach_table.extend(chain);
         }
         Ok(())
+    }
+}
+
+/// Answers about thrown exceptions, remembered by the class a name stands for
+/// ([`Hierarchy::identity`]): a script may throw the same classes a hundred thousand times
+/// (spelt many ways: `a.Late`, `b.Late`), and each answer walks the class's superclasses
+/// through the declared ones. It keeps at most one answer per class a config can name.
+#[derive(Debug, Clone)]
+pub struct ByClass<T> {
+    answers: BTreeMap<String, T>,
+}
+
+impl<T> Default for ByClass<T> {
+    fn default() -> Self {
+        ByClass {
+            answers: BTreeMap::new(),
+        }
+    }
+}
+
+impl<T: Copy> ByClass<T> {
+    /// The answer for `thrown`'s class, from `answer` the first time.
+    pub fn get_or(
+        &mut self,
+        hierarchy: &Hierarchy<'_>,
+        thrown: &str,
+        answer: impl FnOnce() -> T,
+    ) -> T {
+        let class = hierarchy.identity(thrown);
+        if let Some(&known) = self.answers.get(class) {
+            return known;
+        }
+        let answer = answer();
+        if self.answers.len() < MAX_DECLARED + CLASSES.len() {
+            self.answers.insert(class.to_string(), answer);
+        }
+        answer
     }
 }
 
@@ -781,7 +909,7 @@ fn lowercase_against_ascii(name: &str) -> String {
 }
 
 /// Levenshtein distance, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
+pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {
@@ -931,6 +1059,115 @@ mod tests {
             Some("BulkheadFullException")
         );
         assert_eq!(closest("\u{130}OException"), Some("IOException"));
+    }
+
+    /// The longest chain a config may declare, of the longest names, each class
+    /// extending the one before: read and classified like a short one.
+    #[test]
+    fn the_deepest_declared_chain_of_the_longest_names_is_read() {
+        let name = |i: usize| format!("c{i:03}{}", "x".repeat(MAX_NAME_LENGTH - 4));
+        let mut d = DeclaredExceptions::new();
+        d.insert(name(0), "RuntimeException".to_string());
+        for i in 1..MAX_DECLARED {
+            d.insert(name(i), name(i - 1));
+        }
+        let h = Hierarchy::with(&d);
+        assert_eq!(h.check_declarations(), Ok(()));
+        let deepest = name(MAX_DECLARED - 1);
+        assert_eq!(h.check_thrown(&deepest), Ok(()));
+        for configured in [
+            name(0),
+            name(100),
+            deepest.clone(),
+            "RuntimeException".into(),
+        ] {
+            assert!(h.is_assignable(&configured, &deepest), "{configured}");
+        }
+        assert!(!h.is_assignable(&deepest, &name(0)));
+        assert!(!h.is_assignable("IOException", &deepest));
+        // A whole list, walked once, says what each name says alone.
+        let listed: Vec<String> = (0..MAX_LISTED).map(|i| name(i % MAX_DECLARED)).collect();
+        assert_eq!(h.check_list(&listed, true), Ok(()));
+        assert!(h.any_assignable(&listed[100..], &name(200)));
+        assert!(!h.any_assignable(&listed[201..MAX_DECLARED], &name(200)));
+        // One longer, or one more in a list, is refused.
+        let long = "y".repeat(MAX_NAME_LENGTH + 1);
+        let e = Hierarchy::with(&declared(&[(&long, "Exception")]))
+            .check_declarations()
+            .unwrap_err();
+        assert!(
+            e.contains(&format!("longer than {MAX_NAME_LENGTH} characters")),
+            "{e}"
+        );
+        assert!(h.check_thrown(&long).unwrap_err().contains("longer than"));
+        let mut too_many = listed.clone();
+        too_many.push("IOException".into());
+        let (index, e) = h.check_list(&too_many, true).unwrap_err();
+        assert_eq!(index, None);
+        assert!(e.contains(&format!("at most {MAX_LISTED}")), "{e}");
+    }
+
+    /// `any_assignable` walks the thrown class's superclasses once; it must answer as
+    /// asking each listed name in turn does, for every class of the table.
+    #[test]
+    fn a_list_answers_as_its_names_do_one_by_one() {
+        let d = declared(&[
+            ("com.shop.OutOfStock", "BusinessException"),
+            ("Late", "com.shop.OutOfStock"),
+        ]);
+        let h = Hierarchy::with(&d);
+        let names: Vec<String> = CLASSES
+            .iter()
+            .map(|c| c.name.to_string())
+            .chain(
+                [
+                    "OutOfStock",
+                    "com.shop.OutOfStock",
+                    "Late",
+                    "java.io.IOException",
+                ]
+                .map(String::from),
+            )
+            .collect();
+        for thrown in &names {
+            for list in names.chunks(3).chain(names.windows(2).step_by(5)) {
+                let one_by_one = list.iter().any(|c| h.is_assignable(c, thrown));
+                assert_eq!(
+                    h.any_assignable(list, thrown),
+                    one_by_one,
+                    "{thrown} in {list:?}"
+                );
+            }
+        }
+    }
+
+    /// An answer is worked out once per class, however the class is spelt.
+    #[test]
+    fn answers_are_remembered_by_class() {
+        let d = declared(&[("com.shop.Late", "TimeoutException")]);
+        let h = Hierarchy::with(&d);
+        let mut by_class = ByClass::default();
+        let mut worked_out = 0;
+        for thrown in [
+            "Late",
+            "com.shop.Late",
+            "org.other.Late",
+            " Late ",
+            "IOException",
+            "java.io.IOException",
+            "Late",
+        ] {
+            let is_timeout = by_class.get_or(&h, thrown, || {
+                worked_out += 1;
+                h.is_assignable("TimeoutException", thrown)
+            });
+            assert_eq!(
+                is_timeout,
+                h.is_assignable("TimeoutException", thrown),
+                "{thrown}"
+            );
+        }
+        assert_eq!(worked_out, 2, "once for Late, once for IOException");
     }
 
     #[test]

@@ -514,11 +514,9 @@ impl CircuitBreakerConfig {
             ("recordExceptions", &self.record_exceptions),
             ("ignoreExceptions", &self.ignore_exceptions),
         ] {
-            for name in list {
-                hierarchy
-                    .check_listed(name, true)
-                    .map_err(|e| ConfigError::new(field, e))?;
-            }
+            hierarchy
+                .check_list(list, true)
+                .map_err(|(_, e)| ConfigError::new(field, e))?;
         }
         Ok(())
     }

@@ -141,6 +141,7 @@ use serde::{Deserialize, Serialize};
 pub use config::{CircuitBreakerConfig, OpenWaitFunction, SlidingWindowType};
 pub use window::{Bucket, SlidingWindow, Snapshot, WindowCell, WindowKind};
 
+use crate::exceptions::ByClass;
 use crate::{ConfigError, Millis};
 use config::WaitMemo;
 
@@ -393,6 +394,8 @@ pub struct CircuitBreaker {
     /// second (Demo 12's retry storm). The names are shared with the events that carry
     /// them, so a published error allocates nothing.
     classified: Vec<(Arc<str>, Classification)>,
+    /// Past those names, classifications by class.
+    by_class: ByClass<Classification>,
 }
 
 /// How a reported exception counts: `ignoreExceptions` is checked first; a recorded one
@@ -435,6 +438,7 @@ impl CircuitBreaker {
             timer_due: None,
             trip_counts: TripCounts::NONE,
             classified: Vec::new(),
+            by_class: ByClass::default(),
         }
         .started_in(initial_state))
     }
@@ -478,13 +482,16 @@ impl CircuitBreaker {
         {
             return classification;
         }
-        let classification = if self.config.is_ignored(exception) {
-            Classification::Ignored
-        } else if self.config.is_recorded(exception) {
-            Classification::Failure
-        } else {
-            Classification::Success
-        };
+        let config = &self.config;
+        let classification = self.by_class.get_or(&config.hierarchy(), exception, || {
+            if config.is_ignored(exception) {
+                Classification::Ignored
+            } else if config.is_recorded(exception) {
+                Classification::Failure
+            } else {
+                Classification::Success
+            }
+        });
         if self.classified.len() < CLASSIFIED_NAMES {
             self.classified.push((exception.into(), classification));
         }

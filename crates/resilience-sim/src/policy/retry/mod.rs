@@ -123,13 +123,11 @@ impl RetryConfig {
             ("retryExceptions", &self.retry_exceptions),
             ("ignoreExceptions", &self.ignore_exceptions),
         ] {
-            for name in names {
-                // The retry sees only the outcomes' exceptions: a class outside the table
-                // could never match, so it is refused even when fully qualified.
-                Hierarchy::table()
-                    .check_listed(name, false)
-                    .map_err(|message| ConfigError::new(field, message))?;
-            }
+            // The retry sees only the outcomes' exceptions: a class outside the table
+            // could never match, so it is refused even when fully qualified.
+            Hierarchy::table()
+                .check_list(names, false)
+                .map_err(|(_, message)| ConfigError::new(field, message))?;
         }
         Ok(())
     }

@@ -65,7 +65,9 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{check_steps, json_lines, whole_ms, Clock};
-use crate::exceptions::{simple_name, DeclaredExceptions, Hierarchy, CLASSES};
+use crate::exceptions::{
+    edit_distance, simple_name, ByClass, DeclaredExceptions, Hierarchy, CLASSES,
+};
 use crate::policy::retry::{IntervalFunction, RetryConfig};
 use crate::{ConfigError, Millis};
 
@@ -222,23 +224,9 @@ fn near_miss(declared: &DeclaredExceptions, text: &str) -> bool {
         .iter()
         .map(|class| class.name)
         .chain(declared.keys().map(|name| simple_name(name)))
+        // The distance is at least the difference in length: most names are never compared.
+        .filter(|name| name.chars().count().abs_diff(length) <= near)
         .any(|name| edit_distance(text, name) <= near)
-}
-
-/// Levenshtein distance, in characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
-        }
-    }
-    row[b.len()]
 }
 
 /// A hierarchy refusal, worded for a retry script's config.
@@ -297,6 +285,15 @@ pub fn is_retried_exception(
 ) -> bool {
     let listed = retry_exceptions.is_empty() || hierarchy.any_assignable(retry_exceptions, thrown);
     listed && !hierarchy.any_assignable(ignore_exceptions, thrown)
+}
+
+/// What the retry loop does with a thrown exception.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Thrown {
+    /// Not an `Exception` (an `Error`): it leaves the loop untouched.
+    Escapes,
+    NotRetried,
+    Retried,
 }
 
 /// Which `Retry.Metrics` counter a call ended in (none for an escaping `Error`).
@@ -371,11 +368,12 @@ impl RetryScriptConfig {
             ("retryExceptions", &self.retry_exceptions),
             ("ignoreExceptions", &self.ignore_exceptions),
         ] {
-            for (index, name) in names.iter().enumerate() {
-                hierarchy
-                    .check_listed(name, true)
-                    .map_err(|e| ConfigError::new(format!("{field}[{index}]"), refusal(e)))?;
-            }
+            hierarchy
+                .check_list(names, true)
+                .map_err(|(index, e)| match index {
+                    Some(index) => ConfigError::new(format!("{field}[{index}]"), refusal(e)),
+                    None => ConfigError::new(field, e),
+                })?;
         }
         for (index, value) in self.retry_on_result_predicate.iter().enumerate() {
             let field = format!("retryOnResultPredicate[{index}]");
@@ -416,9 +414,9 @@ impl RetryScriptConfig {
     fn run_call(
         &self,
         attempts: &[Attempt],
+        classes: &mut ByClass<Thrown>,
         mut wait: impl FnMut(u32) -> Millis,
     ) -> Result<CallEnd, RunsOut> {
-        let hierarchy = self.hierarchy();
         let max = self.max_attempts;
         let mut retried: u32 = 0; // numOfAttempts
         let mut total_calls = 0;
@@ -434,17 +432,27 @@ impl RetryScriptConfig {
             match attempt {
                 Attempt::Thrown(name) => {
                     let simple = simple_name(name).to_string();
+                    let hierarchy = self.hierarchy();
+                    let thrown = classes.get_or(&hierarchy, name, || {
+                        if !hierarchy.is_assignable("Exception", name) {
+                            Thrown::Escapes
+                        } else if is_retried_exception(
+                            &hierarchy,
+                            &self.retry_exceptions,
+                            &self.ignore_exceptions,
+                            name,
+                        ) {
+                            Thrown::Retried
+                        } else {
+                            Thrown::NotRetried
+                        }
+                    });
                     // `catch (Exception e)`: anything else leaves the loop untouched.
-                    if !hierarchy.is_assignable("Exception", name) {
+                    if thrown == Thrown::Escapes {
                         return Ok(end(Some(simple), None, total_calls, waits));
                     }
                     total_calls += 1;
-                    if !is_retried_exception(
-                        &hierarchy,
-                        &self.retry_exceptions,
-                        &self.ignore_exceptions,
-                        name,
-                    ) {
+                    if thrown == Thrown::NotRetried {
                         return Ok(end(
                             Some(simple),
                             Some(Counter::FailedWithout),
@@ -521,6 +529,7 @@ impl RetryScript {
         check_steps(self.steps.len())?;
         let mut clock = Clock::default();
         let mut calls = Vec::new();
+        let mut classes = ByClass::default();
         for (index, step) in self.steps.iter().enumerate() {
             match step {
                 RetryStep::Call(RetryCall { outcomes }) => {
@@ -533,7 +542,9 @@ impl RetryScript {
                             })
                         })
                         .collect::<Result<Vec<_>, _>>()?;
-                    if let Err(RunsOut { needed }) = self.config.run_call(&attempts, |_| 0) {
+                    if let Err(RunsOut { needed }) =
+                        self.config.run_call(&attempts, &mut classes, |_| 0)
+                    {
                         let field = format!("steps[{index}].call.outcomes");
                         let message = match attempts.last() {
                             None => "is empty: the call needs at least 1 outcome, its first attempt's".to_string(),
@@ -566,6 +577,7 @@ pub fn run_retry_script(script: &RetryScript) -> Result<Vec<RetryReport>, Config
     let calls = script.prepare()?;
     let config = &script.config;
     let mut rng = Pcg64Mcg::seed_from_u64(script.seed);
+    let mut classes = ByClass::default();
     let mut metrics = RetryScriptMetrics::default();
     let mut now: Millis = 0;
     let mut calls = calls.into_iter();
@@ -587,7 +599,7 @@ pub fn run_retry_script(script: &RetryScript) -> Result<Vec<RetryReport>, Config
                 RetryStep::Call(_) => {
                     let attempts = calls.next().expect("one prepared call per call step");
                     let end = config
-                        .run_call(&attempts, |n| config.wait_after(n, &mut rng))
+                        .run_call(&attempts, &mut classes, |n| config.wait_after(n, &mut rng))
                         .unwrap_or_else(|_| {
                             unreachable!("validation refuses a call that runs out")
                         });

@@ -45,7 +45,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use super::{check_duration, check_steps, json_lines, whole_ms, Clock};
-use crate::exceptions::{simple_name, DeclaredExceptions, Hierarchy};
+use crate::exceptions::{simple_name, ByClass, DeclaredExceptions, Hierarchy};
 use crate::policy::time_limiter::{TimeLimit, TimeLimiterConfig, TimeLimiterEventType};
 use crate::{ConfigError, Millis};
 
@@ -197,6 +197,7 @@ pub fn run_time_limiter_script(
     script.validate()?;
     let limiter = script.config.limiter();
     let hierarchy = script.config.hierarchy();
+    let mut classes = ByClass::default();
     let (mut successful, mut failed, mut timeouts) = (0, 0, 0);
     let mut now: Millis = 0;
     let reports = script
@@ -218,12 +219,13 @@ pub fn run_time_limiter_script(
                         TimeLimit::Completed => match &call.exception {
                             None => (call.duration_ms, TimeLimiterEventType::Success, None),
                             Some(exception) => {
-                                let kind = if hierarchy.is_assignable("TimeoutException", exception)
-                                {
-                                    TimeLimiterEventType::Timeout
-                                } else {
-                                    TimeLimiterEventType::Error
-                                };
+                                let kind = classes.get_or(&hierarchy, exception, || {
+                                    if hierarchy.is_assignable("TimeoutException", exception) {
+                                        TimeLimiterEventType::Timeout
+                                    } else {
+                                        TimeLimiterEventType::Error
+                                    }
+                                });
                                 (
                                     call.duration_ms,
                                     kind,
