@@ -112,7 +112,8 @@ impl UrlState {
         if left_out > 0 {
             problems.push(too_many_pairs(left_out));
         }
-        (state, shortened(problems))
+        // Bounded by the pairs read; the page lists them with its own (see `shortened`).
+        (state, problems)
     }
 
     /// The query string (without `?`) that [`UrlState::parse`] reads back as `self`.
@@ -273,9 +274,14 @@ pub fn pairs_left_out(query: &str) -> usize {
 
 /// The problem that says a link's tail was not read.
 pub fn too_many_pairs(left_out: usize) -> String {
-    format!(
-        "The link holds {left_out} parameters more than a page reads ({MAX_QUERY_PAIRS}); they were ignored."
-    )
+    match left_out {
+        1 => format!(
+            "The link holds 1 parameter more than a page reads ({MAX_QUERY_PAIRS}); it was ignored."
+        ),
+        _ => format!(
+            "The link holds {left_out} parameters more than a page reads ({MAX_QUERY_PAIRS}); they were ignored."
+        ),
+    }
 }
 
 /// The first [`MAX_PROBLEMS_SHOWN`] problems, and a count of the rest.
@@ -525,6 +531,8 @@ mod tests {
         let query = format!("?demo=3{}", "&t=x".repeat(200_000));
         let (state, problems) = UrlState::parse(&query);
         assert_eq!(state.demo, 3);
+        assert_eq!(problems.len(), 100);
+        let problems = shortened(problems);
         assert_eq!(problems.len(), MAX_PROBLEMS_SHOWN + 1, "{problems:?}");
         assert!(
             problems[0].starts_with("The tick “x” is not a number"),

@@ -167,6 +167,9 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
                 .map_err(|e| message::<SandboxSettings>(&e))
         }),
         Intent::Import if fields.pasted.len() > MAX_SCRIPT_BYTES => Err(TOO_LARGE.to_string()),
+        Intent::Import if fields.pasted.trim().is_empty() => {
+            Err("Nothing to import: paste a script into the box, or choose a file.".to_string())
+        }
         Intent::Import => script_io::import(s, &fields.pasted).map(|()| {
             notes.note = "Imported: the script was replayed from t = 0.".to_string();
         }),
@@ -276,7 +279,10 @@ fn claims(fields: &Fields) -> Result<Claims, String> {
     let number = |text: &String, what: &str| {
         resilience_sim::number::parse_number(text.trim())
             .filter(|v| (0.0..=1e9).contains(v))
-            .ok_or_else(|| format!("{what}: “{}” is not a number from 0 up.", text.trim()))
+            .ok_or_else(|| {
+                let shown = resilience_sim::error::excerpt(text.trim());
+                format!("{what}: “{shown}” is not a number from 0 up.")
+            })
     };
     Ok(Claims {
         p995_latency_ms: number(p995, "p99.5 latency")?.round() as Millis,
@@ -1100,6 +1106,27 @@ mod tests {
         let mut notes = PageNotes::default();
         apply(s, intent, &Fields::default(), &mut notes);
         notes
+    }
+
+    /// An empty box (cleared after a paste over the limit, or never filled) says so, and
+    /// leaves the session as it was.
+    #[test]
+    fn importing_an_empty_box_says_what_to_do() {
+        let mut s = BreakerSandbox::default();
+        press(&mut s, FAILURE);
+        for pasted in ["", "  \n"] {
+            let fields = Fields {
+                pasted: pasted.to_string(),
+                ..Fields::default()
+            };
+            let mut notes = PageNotes::default();
+            apply(&mut s, Intent::Import, &fields, &mut notes);
+            assert_eq!(
+                notes.refused.as_deref(),
+                Some("Nothing to import: paste a script into the box, or choose a file.")
+            );
+        }
+        assert_eq!((s.metrics().buffered, s.metrics().failed), (1, 1));
     }
 
     /// A misconfiguration replayed to its end: the page says the fix and offers it; applied,

@@ -15,7 +15,7 @@ use crate::course;
 use crate::nav::{address_follows, Location};
 use crate::settings_form::{self, SettingsDraft};
 use crate::tools;
-use crate::url_state::UrlState;
+use crate::url_state::{self, UrlState};
 use crate::views::breaker::BreakerPanel;
 use crate::views::compare::ComparePanel;
 use crate::views::html::{act, aria_bool, change, click, effect, live, live_attr, live_html, Html};
@@ -121,7 +121,8 @@ pub fn TickDemo(
     let session = RwSignal::new(session);
     let draft = RwSignal::new(draft);
     let field_errors: RwSignal<Vec<ConfigError>> = RwSignal::new(Vec::new());
-    let notice = RwSignal::new(problems);
+    // The link's problems and its settings' together, the first few listed.
+    let notice = RwSignal::new(url_state::shortened(problems));
     let playing = RwSignal::new(false);
     let speed = RwSignal::new(SPEEDS[1].0);
 
@@ -533,6 +534,30 @@ mod link_tests {
         (session, _) = open_session(&state, &mut problems);
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert_eq!(url_of(5, &session).to_query(), "demo=5&t=2");
+    }
+
+    /// A link with every setting bad, and more: the page lists five problems and counts
+    /// the rest, the settings' included.
+    #[test]
+    fn a_link_with_every_setting_bad_lists_five_problems_and_counts_the_rest() {
+        let bad: String = crate::settings_form::FIELDS
+            .iter()
+            .map(|f| format!("&{}=1e309", f.name))
+            .collect();
+        let (state, mut problems) = UrlState::parse(&format!("demo=3&t=x&seed=y{bad}"));
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        let (_, _) = open_session(&state, &mut problems);
+        let all = problems.len();
+        assert!(all > 10, "{problems:?}");
+        let shown = url_state::shortened(problems);
+        assert_eq!(shown.len(), url_state::MAX_PROBLEMS_SHOWN + 1, "{shown:?}");
+        assert_eq!(
+            shown[url_state::MAX_PROBLEMS_SHOWN],
+            format!(
+                "… and {} more problems like these.",
+                all - url_state::MAX_PROBLEMS_SHOWN
+            )
+        );
     }
 
     /// What a pasted `application.yml` sets beyond the form (exception lists, the

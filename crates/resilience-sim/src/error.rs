@@ -86,7 +86,7 @@ pub fn quote(text: &str, what: &str) -> String {
 pub const MESSAGE_CHARS: usize = 400;
 
 /// `message` as one line of bounded length, whatever it quotes: control characters
-/// become spaces, a value quoted in backticks or double quotes (as serde quotes a bad
+/// become spaces, a value quoted in backticks, double quotes or “ ” (as serde quotes a bad
 /// value: "unknown variant `…`") keeps its first [`EXCERPT_CHARS`] characters, and past
 /// [`MESSAGE_CHARS`] characters the message is cut with `…`. The CLI's and the pages' last
 /// guard of the error contract.
@@ -113,6 +113,8 @@ pub fn one_line(message: &str) -> String {
                 }
             }
             None if c == '`' || c == '"' => quote = Some((c, 0)),
+            // The CLI's and the BoxOffice engine's messages quote in typographic marks.
+            None if c == '“' => quote = Some(('”', 0)),
             None => {}
         }
         out.push(if c.is_control() { ' ' } else { c });
@@ -170,5 +172,14 @@ mod tests {
             )
         );
         assert_eq!(one_line("a `short` one"), "a `short` one");
+        // Typographic quotes too, and what follows them is kept.
+        let message = format!("--policy: use none, retries or budget (got “{bad}”), or see --help");
+        assert_eq!(
+            one_line(&message),
+            format!(
+                "--policy: use none, retries or budget (got “{}…”), or see --help",
+                "y".repeat(EXCERPT_CHARS)
+            )
+        );
     }
 }

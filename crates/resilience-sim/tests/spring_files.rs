@@ -294,3 +294,18 @@ resilience4j.bulkhead.instances.backendA.max-concurrent-calls: 3
         "resilience4j.bulkhead.instances.backendA: max-concurrent-calls set in the instance; every other value is Resilience4j's default."
     );
 }
+
+/// The 64 KB limit is on the whole file, not on each of its documents: a file of a
+/// hundred thousand tiny documents is refused at once, and offers no profile.
+#[test]
+fn a_file_of_many_small_documents_is_refused_by_its_size() {
+    let text = "spring.config.activate.on-profile: p\na.b: 1\n---\n".repeat(10_000);
+    assert!(text.len() > 64 * 1024);
+    let errors = read_fragment(&text, None).unwrap_err();
+    assert_eq!(errors.len(), 1, "{errors:?}");
+    assert!(errors[0].contains("at most 65536 (64 KB)"), "{errors:?}");
+    assert!(resilience_sim::resilience4j::profiles(&text).is_empty());
+    // Under the limit, the same documents are read.
+    let small = "spring.config.activate.on-profile: p\na.b: 1\n---\n".repeat(100);
+    assert_eq!(resilience_sim::resilience4j::profiles(&small), ["p"]);
+}

@@ -101,7 +101,7 @@ use serde::{Deserialize, Serialize};
 use super::vary;
 use crate::error::ConfigError;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead, WaiterId};
-use crate::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig, State};
+use crate::policy::circuit_breaker::{CircuitBreaker, CircuitBreakerConfig, Classification, State};
 use crate::policy::fallback::{PaymentFallback, PaymentStatus, ShippingFallback};
 use crate::policy::retry::{
     IntervalFunction, Retry, RetryConfig, RetryContext, RetryDecision, RetryMetrics,
@@ -719,10 +719,13 @@ impl Stack {
             }
             Some(exception) => {
                 self.breaker.on_error(now, duration, exception);
-                if !self.breaker.config().is_ignored(exception) {
-                    self.recorded += 1;
-                    self.recorded_failures +=
-                        u32::from(self.breaker.config().is_recorded(exception));
+                match self.breaker.classify(exception) {
+                    Classification::Ignored => {}
+                    classification => {
+                        self.recorded += 1;
+                        self.recorded_failures +=
+                            u32::from(classification == Classification::Failure);
+                    }
                 }
             }
         }

@@ -38,7 +38,8 @@ pub use crate::model::window_log::{TrialVerdict, WindowEntry};
 use crate::outcome::Outcome;
 use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
 use crate::policy::circuit_breaker::{
-    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, SlidingWindowType, State,
+    CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, Classification, SlidingWindowType,
+    State,
 };
 use crate::Millis;
 
@@ -774,12 +775,11 @@ impl TickModel {
             }
             // As the breaker classified it (recordExceptions, ignoreExceptions), not as the
             // call ended: the narration must agree with the window.
-            let config = self.breaker.config();
-            let event = match outcome.exception_name() {
-                Some(e) if config.is_ignored(e) => TickEvent::BreakerIgnored { call, outcome },
-                Some(e) => TickEvent::BreakerRecorded {
+            let event = match outcome.exception_name().map(|e| self.breaker.classify(e)) {
+                Some(Classification::Ignored) => TickEvent::BreakerIgnored { call, outcome },
+                Some(classification) => TickEvent::BreakerRecorded {
                     call,
-                    failure: config.is_recorded(e),
+                    failure: classification == Classification::Failure,
                     outcome,
                 },
                 None => TickEvent::BreakerRecorded {

@@ -50,6 +50,8 @@ pub fn read_documents(
     profile: Option<&str>,
 ) -> Result<(Vec<Entry>, Vec<String>), Vec<String>> {
     let text = crate::error::without_bom(text);
+    // The whole fragment, before it is split into documents (each of which is checked too).
+    super::check_size(text)?;
     if super::java::is_java(text) {
         return super::java::read(text).map(|entries| (entries, Vec::new()));
     }
@@ -120,7 +122,8 @@ pub fn read_documents(
 /// learner may choose from. A properties file or Java code has none.
 pub fn profiles(text: &str) -> Vec<String> {
     let text = crate::error::without_bom(text);
-    if super::java::is_java(text) || super::is_properties(text) {
+    if super::check_size(text).is_err() || super::java::is_java(text) || super::is_properties(text)
+    {
         return Vec::new();
     }
     let mut out: Vec<String> = Vec::new();
@@ -903,7 +906,7 @@ fn class(name: &str) -> Result<String, String> {
                 name,
                 "is not a fully qualified class name; Spring needs the package (e.g. ",
             ),
-            &super::class_name(name),
+            &crate::error::excerpt(&super::class_name(name)),
             ")",
         ]
         .concat());

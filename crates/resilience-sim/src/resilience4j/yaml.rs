@@ -22,6 +22,12 @@ use super::{check_size, on_line, Entry, MAX_DEPTH};
 /// Problems reported before the reader gives up.
 pub const MAX_ERRORS: usize = 50;
 
+/// The longest key, and the longest path of keys a block may open, in bytes: every entry
+/// under a block carries its path, so a long one repeated on every line would make the
+/// entries hundreds of times the fragment (Resilience4j's longest paths are under 100).
+pub const MAX_KEY: usize = 256;
+pub const MAX_PATH: usize = 512;
+
 struct Frame {
     indent: usize,
     prefix: String,
@@ -105,6 +111,14 @@ fn read_line(
         if item && indent >= key_indent || indent > key_indent {
             if frames.len() >= MAX_DEPTH {
                 return Err(["nested deeper than ", &MAX_DEPTH.to_string(), " levels"].concat());
+            }
+            if path.len() > MAX_PATH {
+                return Err([
+                    "the keys above this line make a path longer than ",
+                    &MAX_PATH.to_string(),
+                    " characters",
+                ]
+                .concat());
             }
             frames.push(Frame {
                 indent,
@@ -240,7 +254,10 @@ fn split_key(rest: &str) -> Result<(String, &str), String> {
         let (key, after) = quoted(rest)?;
         let after = after.trim_start();
         return match after.strip_prefix(':') {
-            Some(value) if value.is_empty() || value.starts_with([' ', '\t']) => Ok((key, value)),
+            Some(value) if value.is_empty() || value.starts_with([' ', '\t']) => {
+                check_key_length(&key)?;
+                Ok((key, value))
+            }
             _ => Err("expected `:` after the quoted key".into()),
         };
     }
@@ -264,7 +281,22 @@ fn split_key(rest: &str) -> Result<(String, &str), String> {
     if key.is_empty() {
         return Err("a `:` with no key before it".into());
     }
+    check_key_length(key)?;
     Ok((key.to_string(), &rest[colon + 1..]))
+}
+
+fn check_key_length(key: &str) -> Result<(), String> {
+    match key.len() > MAX_KEY {
+        true => Err([
+            "a key longer than ",
+            &MAX_KEY.to_string(),
+            " characters: `",
+            &shorten(key),
+            "`",
+        ]
+        .concat()),
+        false => Ok(()),
+    }
 }
 
 /// The refusal for a scalar or key starting with a YAML indicator this reader does not
@@ -513,5 +545,19 @@ mod tests {
         assert!(read(&deep).unwrap_err()[0].contains("deeper than 32"));
         let big = "a: 1\n".repeat(20_000);
         assert!(read(&big).unwrap_err()[0].contains("64 KB"));
+        // A long key, quoted or not, and a long path repeated on every line.
+        let long = "k".repeat(MAX_KEY + 1);
+        for text in [format!("{long}: 1\n"), format!("\"{long}\": 1\n")] {
+            let errors = read(&text).unwrap_err();
+            assert!(errors[0].contains("a key longer than 256"), "{errors:?}");
+            assert!(errors[0].chars().count() < 120, "{errors:?}");
+        }
+        let path: String = (0..3)
+            .map(|i| format!("{}{}:\n", " ".repeat(i), "p".repeat(200)))
+            .collect();
+        let text = format!("{path}{}c: 1\n", " ".repeat(3));
+        assert!(read(&text).unwrap_err()[0].contains("a path longer than 512"));
+        let fits = format!("{}:\n {}:\n  c: 1\n", "p".repeat(200), "q".repeat(200));
+        assert_eq!(read(&fits).unwrap().len(), 1);
     }
 }

@@ -237,7 +237,8 @@ const BROWNOUT_CONTROLS: [Control<B>; 31] = [
         name: "retryWaitMs",
         label: "Retry: wait between attempts",
         help: "The randomized interval's centre; the order thread waits through it.",
-        kind: millis(0.0, 5_000.0, 10.0),
+        // Resilience4j's randomized interval is at least 1 ms.
+        kind: millis(10.0, 5_000.0, 10.0),
         section: Section::More,
         get: |l| ms(l.config.retry_wait_ms),
         set: |l, v| l.config.retry_wait_ms = number(v) as Millis,

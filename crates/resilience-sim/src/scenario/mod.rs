@@ -104,7 +104,11 @@ impl Format {
             return Format::Json;
         }
         #[cfg(feature = "cli")]
-        if path.ends_with(".toml") || !text.trim_start().starts_with('{') {
+        if path.ends_with(".toml")
+            || !crate::error::without_bom(text)
+                .trim_start()
+                .starts_with('{')
+        {
             return Format::Toml;
         }
         let _ = text;

@@ -210,7 +210,8 @@ impl BrownoutConfig {
             1,
             MAX_ATTEMPTS.into(),
         )?;
-        check_range("retryWaitMs", self.retry_wait_ms, 0, MAX_MS)?;
+        // `IntervalFunction.ofRandomized` refuses an interval under 1 ms.
+        check_range("retryWaitMs", self.retry_wait_ms, 1, MAX_MS)?;
         check_float("randomizationFactor", self.randomization_factor, 0.0, 1.0)?;
         check_range("cacheTtlMs", self.cache_ttl_ms, 0, 3_600_000)?;
         check_range("products", self.products.into(), 1, MAX_PRODUCTS.into())?;

@@ -401,7 +401,7 @@ pub struct CircuitBreaker {
 /// How a reported exception counts: `ignoreExceptions` is checked first; a recorded one
 /// (any, when `recordExceptions` is empty) is a failure; any other counts as a success.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Classification {
+pub enum Classification {
     Ignored,
     Failure,
     Success,
@@ -463,9 +463,11 @@ impl CircuitBreaker {
         self
     }
 
-    /// How `exception` counts.
+    /// How `exception` counts, as `onError` counts it: a model that narrates an outcome
+    /// asks here, so its words agree with the window (and share the breaker's memory of
+    /// names: a link may list hundreds).
     #[inline(always)]
-    fn classify(&mut self, exception: &str) -> Classification {
+    pub fn classify(&mut self, exception: &str) -> Classification {
         if self.config.ignore_exceptions.is_empty() && self.config.record_exceptions.is_empty() {
             // Nothing ignored, everything recorded: no name to match.
             return Classification::Failure;

@@ -1,6 +1,7 @@
 //! The breaker sandbox: calls and their records.
 
 use super::*;
+use crate::policy::circuit_breaker::Classification;
 
 /// What a sandbox button sends.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
@@ -125,21 +126,18 @@ impl CallClass {
         }
     }
 
+    /// As `breaker` classified the answer it was just given (its memory of names
+    /// included: a script may list hundreds).
     pub(super) fn of(
-        config: &CircuitBreakerConfig,
+        breaker: &mut CircuitBreaker,
         duration: Millis,
         exception: Option<&str>,
     ) -> Self {
-        let slow = duration > config.slow_call_duration_threshold;
-        match exception {
-            Some(e) if config.is_ignored(e) => CallClass::Ignored,
-            Some(e) if config.is_recorded(e) => {
-                if slow {
-                    CallClass::SlowFailure
-                } else {
-                    CallClass::Failure
-                }
-            }
+        let slow = duration > breaker.config().slow_call_duration_threshold;
+        match exception.map(|e| breaker.classify(e)) {
+            Some(Classification::Ignored) => CallClass::Ignored,
+            Some(Classification::Failure) if slow => CallClass::SlowFailure,
+            Some(Classification::Failure) => CallClass::Failure,
             _ if slow => CallClass::SlowSuccess,
             _ => CallClass::Success,
         }

@@ -152,7 +152,7 @@ impl Live {
         };
         let recording = self.breaker.state() != State::Disabled;
         self.answer(duration, exception);
-        let class = CallClass::of(self.breaker.config(), duration, exception);
+        let class = CallClass::of(&mut self.breaker, duration, exception);
         let (rung, cache_age_ms) = match exception {
             None => {
                 self.cache.put(self.now, (), ());
