@@ -196,6 +196,24 @@ test('a fragment with hundreds of problems lists five and counts the rest, each 
   await page.close();
 });
 
+test('a paste over the reader\'s 64 KB is refused at once and leaves the box empty', async () => {
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5');
+  await page.getByTestId('export-r4j').click();
+  // Many tiny YAML documents: each under the limit, the whole far over it. Set as a paste
+  // sets it (Playwright's fill would wait for the value to stay).
+  await page.getByTestId('import-r4j-text').evaluate((area, text) => {
+    area.value = text;
+    area.dispatchEvent(new Event('input', { bubbles: true }));
+  }, 'a.b: 1\n---\n'.repeat(20_000));
+  assert.equal(await page.getByTestId('import-r4j-text').inputValue(), '');
+  const errors = page.getByTestId('import-r4j-errors');
+  await errors.waitFor({ state: 'visible' });
+  assert.deepEqual(await errors.locator('li').allTextContents(),
+    ['That text is over 64 KB, the most the reader takes (a Resilience4j fragment is far smaller).']);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('a file whose instances are named for its own services: the learner chooses the one the demo plays', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=5&t=2');
   await page.getByTestId('tick-counter').filter({ hasText: /^2$/ }).waitFor();

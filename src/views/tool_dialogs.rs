@@ -18,6 +18,11 @@ use wasm_bindgen::JsCast;
 use super::html::{change, click, live, live_attr, Html, Live};
 use crate::embed::{site_base, snippets, Snippets};
 use crate::tools::{exports, ConfigText, PageHandle, Refused};
+use resilience_sim::resilience4j::MAX_INPUT;
+
+/// What a paste over the reader's limit is told.
+const TOO_LARGE: &str =
+    "That text is over 64 KB, the most the reader takes (a Resilience4j fragment is far smaller).";
 
 /// The dialogs drawn for one page: its host element, how to open them, and the mounted
 /// view (dropped, it is taken off the page).
@@ -316,7 +321,22 @@ fn import_section(
         <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
             aria-describedby="import-r4j-errors"
             on:input=change(move |e| {
-                import_text.set(event_target_value(&e));
+                let Some(area) = e
+                    .target()
+                    .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+                else {
+                    return;
+                };
+                // The reader's limit, checked before the text is copied out of the page
+                // (and before the browser lays out a paste of millions of lines): the field
+                // then holds nothing.
+                if area.text_length() as usize > MAX_INPUT {
+                    area.set_value("");
+                    import_text.set(String::new());
+                    import_errors.set(vec![TOO_LARGE.to_string()]);
+                } else {
+                    import_text.set(area.value());
+                }
                 instances.set(Vec::new());
                 chosen.set(String::new());
                 profiles.set(Vec::new());
