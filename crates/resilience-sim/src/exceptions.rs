@@ -36,7 +36,7 @@
 //! The retry, whose exceptions are the engine's fixed outcomes, refuses such names: they
 //! could never match.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use crate::error::excerpt;
 
@@ -777,18 +777,10 @@ impl<'a> Hierarchy<'a> {
                 self.declared.len()
             ));
         }
-        // Each declared simple name: its parent's name and how often it is declared (the
-        // first declaration is the one lookups find).
-        let mut parents: BTreeMap<&str, (&str, usize)> = BTreeMap::new();
-        for (name, parent) in self.declared {
-            parents
-                .entry(simple_name(name))
-                .or_insert((self.identity(parent), 0))
-                .1 += 1;
-        }
-        // Classes whose chain is known to reach the table.
-        let mut reach_table: BTreeSet<&str> = BTreeSet::new();
-        for (name, parent) in self.declared {
+        // Classes whose chain is known to reach the table: each chain is walked only up to
+        // one of them, so the check is quadratic at worst, not cubic.
+        let mut reach_table: Vec<&str> = Vec::new();
+        for (index, (name, parent)) in self.declared.iter().enumerate() {
             let shown = excerpt(name.trim());
             if name.trim().chars().count() > MAX_NAME_LENGTH {
                 return Err(format!(
@@ -807,28 +799,32 @@ impl<'a> Hierarchy<'a> {
                     class.parent.unwrap_or("nothing")
                 ));
             }
-            if parents.get(simple).is_some_and(|&(_, count)| count > 1) {
+            if self
+                .declared
+                .keys()
+                .skip(index + 1)
+                .any(|other| simple_name(other) == simple)
+            {
                 return Err(format!("`{}` is declared twice", excerpt(simple)));
             }
             if let Err(e) = self.check_thrown(parent) {
                 return Err(format!("the parent of `{shown}`: {e}"));
             }
             // The chain up from here must reach the table (a known class) without a cycle.
-            let mut chain = Vec::new();
+            let start = reach_table.len();
             let mut current = simple;
-            while let Some(&(parent, _)) = parents.get(current) {
-                if reach_table.contains(current) {
+            while let Some((_, parent)) = self.declared(current) {
+                if reach_table[..start].contains(&current) {
                     break;
                 }
-                chain.push(current);
-                current = parent;
-                if current == simple || chain.len() > parents.len() {
+                reach_table.push(current);
+                current = self.identity(parent);
+                if current == simple || reach_table.len() - start > self.declared.len() {
                     return Err(format!(
                         "`{shown}` is its own superclass (the parents form a cycle)"
                     ));
                 }
             }
-            reach_table.extend(chain);
         }
         Ok(())
     }
@@ -840,13 +836,15 @@ impl<'a> Hierarchy<'a> {
 /// through the declared ones. It keeps at most one answer per class a config can name.
 #[derive(Debug, Clone)]
 pub struct ByClass<T> {
-    answers: BTreeMap<String, T>,
+    /// A few hundred at most, looked up only when an answer is not at hand elsewhere: a
+    /// list, not a map (a map's code would be in every page that has a breaker).
+    answers: Vec<(String, T)>,
 }
 
 impl<T> Default for ByClass<T> {
     fn default() -> Self {
         ByClass {
-            answers: BTreeMap::new(),
+            answers: Vec::new(),
         }
     }
 }
@@ -860,12 +858,12 @@ impl<T: Copy> ByClass<T> {
         answer: impl FnOnce() -> T,
     ) -> T {
         let class = hierarchy.identity(thrown);
-        if let Some(&known) = self.answers.get(class) {
+        if let Some(&(_, known)) = self.answers.iter().find(|(c, _)| c == class) {
             return known;
         }
         let answer = answer();
         if self.answers.len() < MAX_DECLARED + CLASSES.len() {
-            self.answers.insert(class.to_string(), answer);
+            self.answers.push((class.to_string(), answer));
         }
         answer
     }
