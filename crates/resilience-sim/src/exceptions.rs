@@ -471,7 +471,7 @@ const MAX_DEPTH: usize = MAX_DECLARED + 16;
 /// classification compares the thrown class's superclasses with every name listed.
 pub const MAX_LISTED: usize = 256;
 
-/// The longest class name read, in characters (the JDK's longest is under 100): every
+/// The longest class name read, in characters (real ones are far shorter): every
 /// lookup compares names, so a long one would make each of them long.
 pub const MAX_NAME_LENGTH: usize = 256;
 
