@@ -43,7 +43,7 @@ use crate::nav::{address_follows, current_query, Location};
 use crate::tools;
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
-use crate::views::html::{change, click, live, live_attr, live_flag, Live};
+use crate::views::html::{change, click, live, live_attr, live_flag, pasted_within, Live};
 use crate::views::page_tools::{Import, Refused};
 
 /// What an import over [`MAX_SCRIPT_BYTES`] is told (a script of the sandbox's maximum
@@ -925,21 +925,12 @@ fn download_href(json: &str) -> String {
 /// A pasted script or a file, replayed.
 fn import_form(page: Sandbox) -> impl IntoView {
     let Sandbox { fields, notes, .. } = page;
-    let typed = change(move |ev| {
-        let Some(area) = ev
-            .target()
-            .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-        else {
-            return;
-        };
-        // The file input's limit, checked before the text is copied out of the page; the
-        // field then shows what the page holds: nothing.
-        if area.text_length() as usize > MAX_SCRIPT_BYTES {
+    // The file input's limit, for a paste too; the field then shows what the page holds.
+    let typed = change(move |ev| match pasted_within(&ev, MAX_SCRIPT_BYTES) {
+        Some(text) => fields.update_untracked(|f| f.pasted = text),
+        None => {
             notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
             fields.update(|f| f.pasted.clear());
-        } else {
-            let text = area.value();
-            fields.update_untracked(|f| f.pasted = text);
         }
     });
     let picked = change(move |ev| {

@@ -152,6 +152,22 @@ pub fn change(handler: impl FnMut(ev::Event) + 'static) -> Change {
     Box::new(handler)
 }
 
+/// The text of the text area an `input` event came from, or `None` when it holds more than
+/// `limit` characters. The length is checked before the text is copied out of the page, and
+/// a text over the limit is taken out of the field (a paste of millions of lines would
+/// otherwise stay there, laid out).
+pub fn pasted_within(event: &ev::Event, limit: usize) -> Option<String> {
+    use wasm_bindgen::JsCast;
+    let area = event
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())?;
+    if area.text_length() as usize > limit {
+        area.set_value("");
+        return None;
+    }
+    Some(area.value())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -15,7 +15,7 @@ use leptos::prelude::*;
 use leptos::task::spawn_local;
 use wasm_bindgen::JsCast;
 
-use super::html::{change, click, live, live_attr, Html, Live};
+use super::html::{change, click, live, live_attr, pasted_within, Html, Live};
 use crate::embed::{site_base, snippets, Snippets};
 use crate::tools::{exports, ConfigText, PageHandle, Refused};
 use resilience_sim::resilience4j::MAX_INPUT;
@@ -321,21 +321,13 @@ fn import_section(
         <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
             aria-describedby="import-r4j-errors"
             on:input=change(move |e| {
-                let Some(area) = e
-                    .target()
-                    .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
-                else {
-                    return;
-                };
-                // The reader's limit, checked before the text is copied out of the page
-                // (and before the browser lays out a paste of millions of lines): the field
-                // then holds nothing.
-                if area.text_length() as usize > MAX_INPUT {
-                    area.set_value("");
-                    import_text.set(String::new());
-                    import_errors.set(vec![TOO_LARGE.to_string()]);
-                } else {
-                    import_text.set(area.value());
+                // The reader's limit, before the text is copied out of the page.
+                match pasted_within(&e, MAX_INPUT) {
+                    Some(text) => import_text.set(text),
+                    None => {
+                        import_text.set(String::new());
+                        import_errors.set(vec![TOO_LARGE.to_string()]);
+                    }
                 }
                 instances.set(Vec::new());
                 chosen.set(String::new());
