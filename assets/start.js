@@ -8,16 +8,10 @@
 // test compares them); FILES is written at build time by scripts/post-build.mjs (Trunk's
 // post_build hook) with each part's hashed file names.
 
-const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'retry-labs', 9: 'retry-labs', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout', 14: 'boxoffice', 15: 'retry-policies'};
+const PART_OF_DEMO = {1: 'tick-demos', 2: 'tick-demos', 3: 'tick-demos', 4: 'tick-demos', 5: 'tick-demos', 6: 'tick-demos', 7: 'tick-demos', 8: 'amplification', 9: 'jitter', 10: 'sandbox', 11: 'pool', 12: 'brownout', 13: 'checkout', 14: 'boxoffice', 15: 'retry-policies'};
 const TOOLS = 'course-tools';
 // The front page (the address names no demo): a part of its own, with no engine.
 const LANDING = 'landing';
-// The stylesheets a part brings with it (post-build.mjs minifies and hashes every one named
-// here): the labs' for every lab, and Demo 14's own besides; the tools' (the dialogs and
-// the overview) for the tools part. The tick demos and the front page need only the page's.
-const LAB_STYLES = 'labs.css';
-const STYLES = { [TOOLS]: ['tools.css'], boxoffice: [LAB_STYLES, 'boxoffice.css'] };
-const stylesOf = (part) => STYLES[part] ?? (['tick-demos', LANDING].includes(part) ? [] : [LAB_STYLES]);
 const FILES = {};
 
 const base = document.baseURI;
@@ -47,13 +41,30 @@ function partOf(search) {
   return demo || embed ? part : LANDING;
 }
 
-// A part's bindings, loaded once: the wasm is fetched while the bindings load.
+// A page's stylesheet, linked once (a failed load draws the page anyway).
+const sheets = new Map();
+function stylesheet(name) {
+  if (!sheets.has(name)) {
+    const link = document.createElement('link');
+    link.rel = 'stylesheet';
+    link.href = url(name);
+    sheets.set(name, new Promise((resolve) => { link.onload = link.onerror = resolve; }));
+    document.head.append(link);
+  }
+  return sheets.get(name);
+}
+// The sheet of a part's pages (FILES, from scripts/post-build.mjs): the tools part as a
+// page is the overview; its dialogs bring only their own rules to the page that opens them.
+const sheetOf = (part) => (part === TOOLS ? FILES[TOOLS].page : FILES[part].css);
+
+// A part's bindings, loaded once: the wasm and the sheet are fetched while the bindings
+// load, and the part starts drawing once its rules are in.
 const loading = new Map();
-function load(part) {
+function load(part, sheet) {
   if (!loading.has(part)) {
     const files = FILES[part];
     const wasm = fetch(url(files.wasm));
-    loading.set(part, import(url(files.js)).then(async (bindings) => {
+    loading.set(part, Promise.all([import(url(files.js)), stylesheet(sheet)]).then(async ([bindings]) => {
       await bindings.default({ module_or_path: wasm });
       return bindings;
     }));
@@ -61,34 +72,16 @@ function load(part) {
   return loading.get(part);
 }
 
-// A part's stylesheets, each linked once and in before the part draws (a failed load
-// draws it anyway).
-const sheets = new Map();
-function styles(part) {
-  return Promise.all(stylesOf(part).map((name) => {
-    if (!sheets.has(name)) {
-      const link = document.createElement('link');
-      link.rel = 'stylesheet';
-      link.href = url(FILES[name]);
-      sheets.set(name, new Promise((resolve) => { link.onload = link.onerror = resolve; }));
-      document.head.append(link);
-    }
-    return sheets.get(name);
-  }));
-}
-
 // The tools part, for the app: `globalThis.resiliencePlaygroundTools()` resolves to its
-// exports (src/tools.rs), loaded on first use with its stylesheet.
-globalThis.resiliencePlaygroundTools = () => Promise.all([load(TOOLS), styles(TOOLS)]).then(([bindings]) => bindings);
+// exports (src/tools.rs), loaded on first use with its dialogs' stylesheet.
+globalThis.resiliencePlaygroundTools = () => load(TOOLS, FILES[TOOLS].css);
 
 const prefetched = new Set();
 function prefetch(part) {
   if (prefetched.has(part) || loading.has(part) || !FILES[part]) return;
   prefetched.add(part);
   const names = [FILES[part].js, FILES[part].wasm];
-  for (const sheet of stylesOf(part)) {
-    if (!sheets.has(sheet)) names.push(FILES[sheet]);
-  }
+  if (!sheets.has(sheetOf(part))) names.push(sheetOf(part));
   for (const name of names) {
     const link = document.createElement('link');
     link.rel = 'prefetch';
@@ -150,7 +143,7 @@ function intent(e) {
 }
 
 const running = partOf(location.search);
-const [bindings] = await Promise.all([load(running), styles(running)]);
+const bindings = await load(running, sheetOf(running));
 if (running === TOOLS) bindings.mount_overview();
 prefetched.add(running);
 if (!quiet) {

@@ -16,14 +16,15 @@ import { BASE_URL, launchBrowser } from './support.mjs';
 const TARGET = 150 * 1024;
 const CEILING_KB = {
   'tick-demos': 166.5,
-  'retry-labs': 162,
-  sandbox: 206,
-  pool: 156.5,
-  brownout: 208.5,
-  checkout: 192,
-  boxoffice: 433,
-  'retry-policies': 184.5,
-  landing: 65.5,
+  amplification: 149,
+  jitter: 135,
+  sandbox: 203,
+  pool: 147.5,
+  brownout: 205,
+  checkout: 188.5,
+  boxoffice: 428.5,
+  'retry-policies': 181,
+  landing: 64,
 };
 // The front page (no demo in the address), then every demo.
 const PAGES = [
@@ -134,7 +135,9 @@ test('the front page prefetches the tick demos, and Start opens Demo 1', async (
   await page.waitForTimeout(300);
   // Only the part "Start" opens: not every part the path links to, nor the tools.
   const prefetched = await page.evaluate(() => [...document.querySelectorAll('link[rel=prefetch]')]
-    .map((l) => l.href.split('/').pop().replace(/-[0-9a-f]+(_bg\.wasm|\.js)$/, '')));
+    .map((l) => l.href.split('/').pop().replace(/-[0-9a-f]+(_bg\.wasm|\.js|\.css)$/, '')));
+  // Its bindings, its wasm and its pages' stylesheet.
+  assert.equal(prefetched.length, 3, `${prefetched}`);
   assert.deepEqual([...new Set(prefetched)], ['tick-demos']);
   await page.getByTestId('landing-start').click();
   await page.getByTestId('demo-heading').filter({ hasText: /^Demo 1: / }).waitFor();
@@ -149,11 +152,11 @@ test('moving to a demo of another part: its files were prefetched, and within a 
   page.on('request', (r) => requested.push(new URL(r.url()).pathname.split('/').pop()));
   await page.goto(new URL('?demo=7', BASE_URL).href);
   await page.getByTestId('demo-heading').waitFor();
-  // The pager's next demo (8, the retry labs) is prefetched once the browser is idle.
+  // The pager's next demo (8, the first retry lab) is prefetched once the browser is idle.
   await page.waitForFunction(() => [...document.querySelectorAll('link[rel=prefetch]')]
-    .some((l) => /retry-labs-[0-9a-f]+_bg\.wasm$/.test(l.href)));
+    .some((l) => /amplification-[0-9a-f]+_bg\.wasm$/.test(l.href)));
   await page.waitForTimeout(300);
-  assert.ok(requested.some((n) => /^retry-labs-[0-9a-f]+_bg\.wasm$/.test(n)), `${requested}`);
+  assert.ok(requested.some((n) => /^amplification-[0-9a-f]+_bg\.wasm$/.test(n)), `${requested}`);
 
   // Within the tick demos, the previous demo opens in place: no request at all.
   const before = requested.length;

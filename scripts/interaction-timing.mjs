@@ -24,6 +24,8 @@ const INTERACTIONS = [
   [13, 'change', 'lab-control-bulkheads', ['separate', 'shared', 'none']],
   [11, 'change', 'lab-control-bulkhead', ['none', 'semaphore', 'thread-pool']],
   [11, 'input', 'lab-control-vendorSlowAtS', ['10', '30', '50', '20']],
+  // The second the cells show: the 24 cells written again.
+  [11, 'input', 'pool-scrubber', ['5', '30', '12', '50', '23']],
   [14, 'input', 'box-scrubber', ['5', '30', '12', '50', '23']],
   [14, 'change', 'lab-control-scenario', ['retry-storm', 'payment-system', 'cascading-failure']],
   // The same with the diagram in view (the select above it): the new drawing on screen.

@@ -5,10 +5,9 @@
 //   link (already `tick-demos-<hash>.js`), so a host may cache them for ever.
 // - Every part's bindings and start.js are minified with terser (Trunk's own minifier
 //   cannot read wasm-bindgen's `export default`): about 3 KB gzip off every demo.
-// - The stylesheets start.js loads with the parts that use them (the labs', Demo 14's, the
-//   tools'), copied as they are, are minified with lightningcss (the engine Trunk minifies
-//   the linked stylesheets with: the labs' 6.5 to 4.6 KB gzip) and get a content hash too.
-// - start.js gets each part's file names, and the stylesheets', in FILES.
+// - Each part's pages get one stylesheet, made of the sheets in style/ they use (SHEETS
+//   below), minified with lightningcss (the engine Trunk minifies with) and content-hashed.
+// - start.js gets each part's file names in FILES.
 //
 //   node scripts/post-build.mjs [DIR]   (DIR defaults to $TRUNK_STAGING_DIR)
 import { createHash } from 'node:crypto';
@@ -63,20 +62,42 @@ for (const part of parts) {
   await rename(join(dir, `${part}_bg.wasm`), join(dir, files[part].wasm));
   await rm(join(dir, `${part}.js`));
 }
-// The stylesheets start.js links for some parts only (every quoted `*.css` name in it):
-// minified (Trunk minifies only the ones index.html links) and content-hashed.
-const sheets = new Set([...start.matchAll(/'([a-z-]+\.css)'/g)].map((m) => m[1]));
-if (!sheets.has('labs.css')) throw new Error('post-build: start.js names no labs.css');
-for (const sheet of sheets) {
-  let css = await readFile(join(dir, sheet));
-  if (release) {
-    css = transform({ filename: sheet, code: css, minify: true }).code;
-    await writeFile(join(dir, sheet), css);
-  }
-  const hashed = sheet.replace(/\.css$/, `-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css`);
-  await rename(join(dir, sheet), join(dir, hashed));
-  files[sheet] = hashed;
+// Each page's stylesheet: the sheets of style/ its part's pages use, in this order, as one
+// minified file (one request, compressed as one; a page loads no other page's rules). The
+// tools part has two: `css`, its dialogs' rules alone, added to the page that opens one,
+// and `page`, the overview's (the rules every page uses, then its own).
+const SHEETS = {
+  'tick-demos': ['site', 'tick', 'breaker'],
+  amplification: ['site', 'labs'],
+  jitter: ['site', 'labs'],
+  sandbox: ['site', 'labs', 'breaker', 'sandbox'],
+  pool: ['site', 'labs', 'pool'],
+  brownout: ['site', 'labs', 'brownout'],
+  checkout: ['site', 'labs', 'breaker', 'checkout'],
+  boxoffice: ['site', 'labs', 'boxoffice'],
+  'retry-policies': ['site', 'labs', 'retry-policies'],
+  [landing[1]]: ['site', 'landing'],
+  [tools[1]]: ['tools'],
+};
+const OVERVIEW = ['site', 'tools'];
+const styleDir = join(dir, 'style');
+const used = new Set([...Object.values(SHEETS), OVERVIEW].flat());
+for (const name of await readdir(styleDir)) {
+  if (!used.has(name.replace(/\.css$/, ''))) throw new Error(`post-build: style/${name} is in no part's sheet`);
 }
+async function sheet(name, sources) {
+  let css = (await Promise.all(sources.map((s) => readFile(join(styleDir, `${s}.css`), 'utf8')))).join('\n');
+  if (release) css = transform({ filename: `${name}.css`, code: Buffer.from(css), minify: true }).code;
+  const hashed = `${name}-${createHash('sha256').update(css).digest('hex').slice(0, 16)}.css`;
+  await writeFile(join(dir, hashed), css);
+  return hashed;
+}
+for (const part of parts) {
+  if (!SHEETS[part]) throw new Error(`post-build: no stylesheet for the part ${part}`);
+  files[part].css = await sheet(part, SHEETS[part]);
+}
+files[tools[1]].page = await sheet('overview', OVERVIEW);
+await rm(styleDir, { recursive: true });
 await writeFile(startPath, start.replace('const FILES = {};', `const FILES = ${JSON.stringify(files)};`));
 await writeFile(startPath, await minified(startPath));
 console.log(`post-build: ${[...parts].join(', ')}`);

@@ -55,24 +55,31 @@ pub fn tick_demos_pages(
     }))
 }
 
-/// Demos 8 and 9.
-pub fn retry_labs_pages(
+/// Demo 8.
+pub fn amplification_pages(
     number: u32,
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    use crate::course::{amplification::AmplificationPage, jitter::JitterPage};
-    let info = *catalogue::lab(number)?;
-    Some(match info.lab {
-        Lab::Amplification => mounted(main, move || {
-            view! { <AmplificationPage info=info location=location /> }
-        }),
-        Lab::Jitter => mounted(
-            main,
-            move || view! { <JitterPage info=info location=location /> },
-        ),
-        _ => return None,
-    })
+    use crate::course::amplification::AmplificationPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Amplification)?;
+    Some(mounted(main, move || {
+        view! { <AmplificationPage info=info location=location /> }
+    }))
+}
+
+/// Demo 9.
+pub fn jitter_pages(
+    number: u32,
+    main: web_sys::HtmlElement,
+    location: RwSignal<Location>,
+) -> Option<Box<dyn Any>> {
+    use crate::course::jitter::JitterPage;
+    let info = *catalogue::lab(number).filter(|l| l.lab == Lab::Jitter)?;
+    Some(mounted(
+        main,
+        move || view! { <JitterPage info=info location=location /> },
+    ))
 }
 
 /// Demo 10.
@@ -174,10 +181,11 @@ pub fn every_page(
     main: web_sys::HtmlElement,
     location: RwSignal<Location>,
 ) -> Option<Box<dyn Any>> {
-    let pages: [Pages; 10] = [
+    let pages: [Pages; 11] = [
         landing_pages,
         tick_demos_pages,
-        retry_labs_pages,
+        amplification_pages,
+        jitter_pages,
         sandbox_pages,
         pool_pages,
         brownout_pages,

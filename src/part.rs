@@ -21,8 +21,10 @@ use crate::course::landing::LANDING;
 pub enum Part {
     /// Demos 1-7, the tick model.
     TickDemos,
-    /// Demos 8 and 9, the rate models of the retry labs.
-    RetryLabs,
+    /// Demo 8, retries that keep a system down (a rate model).
+    Amplification,
+    /// Demo 9, jitter against synchronized waves (a rate model).
+    Jitter,
     /// Demo 10, the breaker sandbox.
     Sandbox,
     /// Demo 11, the shared pool.
@@ -44,9 +46,10 @@ pub enum Part {
 }
 
 impl Part {
-    pub const ALL: [Part; 10] = [
+    pub const ALL: [Part; 11] = [
         Part::TickDemos,
-        Part::RetryLabs,
+        Part::Amplification,
+        Part::Jitter,
         Part::Sandbox,
         Part::Pool,
         Part::Brownout,
@@ -62,7 +65,8 @@ impl Part {
     pub fn of(number: u32) -> Part {
         match catalogue::lab(number).map(|l| l.lab) {
             None => Part::TickDemos,
-            Some(Lab::Amplification | Lab::Jitter) => Part::RetryLabs,
+            Some(Lab::Amplification) => Part::Amplification,
+            Some(Lab::Jitter) => Part::Jitter,
             Some(Lab::Sandbox) => Part::Sandbox,
             Some(Lab::Pool) => Part::Pool,
             Some(Lab::Brownout) => Part::Brownout,
@@ -76,7 +80,8 @@ impl Part {
     pub const fn bin(self) -> &'static str {
         match self {
             Part::TickDemos => "tick-demos",
-            Part::RetryLabs => "retry-labs",
+            Part::Amplification => "amplification",
+            Part::Jitter => "jitter",
             Part::Sandbox => "sandbox",
             Part::Pool => "pool",
             Part::Brownout => "brownout",
@@ -131,6 +136,8 @@ mod tests {
         for number in 1..=7 {
             assert_eq!(Part::of(number), Part::TickDemos);
         }
+        assert_eq!(Part::of(8), Part::Amplification);
+        assert_eq!(Part::of(9), Part::Jitter);
         assert_eq!(Part::of(12), Part::Brownout);
         assert_eq!(Part::of(13), Part::Checkout);
         assert!(Part::CourseTools.serves(0));

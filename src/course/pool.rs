@@ -3,7 +3,7 @@
 //! threads of one second as cells with a scrubber, and Little's law worked out from the
 //! run. The engine computes every number; this module turns the run into a chart spec,
 //! sentences and HTML text (the cells are one `inner_html`, not a typed list: the wasm
-//! stays small).
+//! stays small; set whole when they change, as Leptos sets any `inner_html`).
 
 use leptos::prelude::*;
 use resilience_sim::model::shared_pool::{
@@ -17,7 +17,7 @@ use crate::components::{bind_all, Figure};
 use crate::format::{fixed, trim};
 use crate::nav::Location;
 use crate::views::chart::{ChartSpec, Series, Stroke, Tone};
-use crate::views::html::{change, live, live_html, Html};
+use crate::views::html::{change, live, Html};
 use crate::views::page_tools::NoImport;
 
 /// One endpoint of a second: its success rate, and its requests answered and failed.
@@ -319,13 +319,14 @@ pub fn PoolPage(info: LabInfo, location: RwSignal<Location>) -> impl IntoView {
     let summary = Signal::derive(move || {
         session.with(|s| s.run().as_ref().map(success_summary).unwrap_or_default())
     });
-    let cells = live_html(move || {
+    // Set as the page's HTML when it changes (a scrub rewrites 24 cells: no differ needed).
+    let cells = live(move || {
         let mut h = String::new();
         let at = shown();
         session.with(|s| s.run().iter().for_each(|run| threads_html(run, at, &mut h)));
         h
     });
-    let law = live_html(move || {
+    let law = live(move || {
         let mut h = String::new();
         session.with(|s| {
             s.run()

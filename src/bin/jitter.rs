@@ -1,0 +1,10 @@
+//! The part of the course with Demo 9, jitter against synchronized waves
+//! ([`resilience_playground::part`]).
+
+use resilience_playground::app::{self, mount};
+use resilience_playground::part::Part;
+
+fn main() {
+    console_error_panic_hook::set_once();
+    mount(Part::Jitter, app::jitter_pages);
+}
