@@ -50,6 +50,26 @@ for (const [name, viewport] of [
   });
 }
 
+// Each page links one stylesheet, its part's (scripts/post-build.mjs): the rules its pages
+// use and no other page's. A dialog brings the tools' own rules besides.
+test('a page loads one stylesheet, its own part’s; a dialog adds the tools’ rules', async () => {
+  const sheets = (page) => page.evaluate(() => [...document.querySelectorAll('link[rel=stylesheet]')]
+    .map((l) => l.href.split('/').pop().replace(/-[0-9a-f]+\.css$/, '')));
+  for (const [path, part] of [['', 'landing'], ['?demo=3', 'tick-demos'], ['?demo=8', 'amplification'],
+    ['?demo=11', 'pool'], ['?demo=14', 'boxoffice'], ['?overview=1', 'overview']]) {
+    const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, path);
+    await page.locator('h1').first().waitFor();
+    assert.deepEqual(await sheets(page), [part], path || '(front page)');
+    if (path === '?demo=11') {
+      await page.getByTestId('export-r4j').click();
+      await page.getByTestId('export-r4j-text').filter({ hasText: /\S/ }).waitFor();
+      assert.deepEqual(await sheets(page), ['pool', 'course-tools']);
+    }
+    assert.deepEqual(problems, [], path);
+    await page.close();
+  }
+});
+
 // dist/ is a static site to copy anywhere: served from a folder above it (a path prefix,
 // no rewrites), every asset loads and the demo of the link opens.
 test('the release build works under a path prefix: /dist/?demo=5', async () => {
