@@ -7,24 +7,19 @@
 //! engine, so a number on the page is a number a test has checked.
 //!
 //! Read it top-down:
-//! - [`model`]: the worlds the course simulates (the tick model of an API with a thread pool).
-//! - [`policy`]: one module per Resilience4j policy, each opening with why it exists.
+//! - [`model`]: the worlds the course simulates (the tick model of an API with a thread pool,
+//!   from the `resilience-tick` crate, and the labs' models).
+//! - [`policy`]: one module per Resilience4j policy, each opening with why it exists (from
+//!   the `resilience-policy` crate, as are the shared vocabulary and the exceptions).
 //! - [`scenario`]: the serde scenario format and the catalogue of numbered demos.
 //! - [`resilience4j`]: every demo's settings as Spring Boot YAML and Java, and back.
 //! - [`outcome`] and [`duration`]: the shared vocabulary (outcome classes, virtual time).
 //! - [`exceptions`]: the Java exception classes the policies classify by.
 
-pub mod duration;
-pub mod error;
-pub mod exceptions;
+pub use resilience_policy::{duration, error, exceptions, number, outcome, policy};
 pub mod model;
-pub mod number;
-pub mod outcome;
-pub mod policy;
 pub mod resilience4j;
 pub mod scenario;
 pub mod workload;
 
-pub use duration::Millis;
-pub use error::ConfigError;
-pub use outcome::Outcome;
+pub use resilience_policy::{ConfigError, Millis, Outcome};

@@ -7,11 +7,8 @@ pub mod brownout;
 pub mod checkout;
 pub mod jitter;
 pub mod retry_policies;
-pub mod run_facts;
 pub mod shared_pool;
-pub mod summary;
-pub mod tick;
-pub mod window_log;
+pub use resilience_tick::{run_facts, summary, tick, window_log};
 
 use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;

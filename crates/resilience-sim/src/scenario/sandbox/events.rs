@@ -3,24 +3,6 @@
 use super::*;
 use crate::number::number_text;
 
-impl CircuitBreakerEvent {
-    /// Resilience4j's `CircuitBreakerEvent.Type` name: `SUCCESS`, `ERROR`,
-    /// `IGNORED_ERROR`, `NOT_PERMITTED`, `STATE_TRANSITION`, `FAILURE_RATE_EXCEEDED`,
-    /// `SLOW_CALL_RATE_EXCEEDED`, `RESET`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            CircuitBreakerEvent::StateTransition { .. } => "STATE_TRANSITION",
-            CircuitBreakerEvent::Success { .. } => "SUCCESS",
-            CircuitBreakerEvent::Error { .. } => "ERROR",
-            CircuitBreakerEvent::IgnoredError { .. } => "IGNORED_ERROR",
-            CircuitBreakerEvent::NotPermitted { .. } => "NOT_PERMITTED",
-            CircuitBreakerEvent::FailureRateExceeded { .. } => "FAILURE_RATE_EXCEEDED",
-            CircuitBreakerEvent::SlowCallRateExceeded { .. } => "SLOW_CALL_RATE_EXCEEDED",
-            CircuitBreakerEvent::Reset { .. } => "RESET",
-        }
-    }
-}
-
 /// One entry of the sandbox's log: a breaker event, or one of the sandbox's own.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]

@@ -907,7 +907,7 @@ fn lowercase_against_ascii(name: &str) -> String {
 }
 
 /// Levenshtein distance, in characters.
-pub(crate) fn edit_distance(a: &str, b: &str) -> usize {
+pub fn edit_distance(a: &str, b: &str) -> usize {
     let b: Vec<char> = b.chars().collect();
     let mut row: Vec<usize> = (0..=b.len()).collect();
     for (i, ca) in a.chars().enumerate() {

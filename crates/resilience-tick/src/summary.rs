@@ -14,9 +14,9 @@
 
 use serde::Serialize;
 
-pub use crate::model::run_facts::{TickSpan, TransitionReason, FAILURE_SPANS_KEPT};
-use crate::model::tick::{Behaviour, Dependency, Protection, Tally, TickModel, Transition};
-use crate::policy::circuit_breaker::{CircuitBreaker, State};
+pub use crate::run_facts::{TickSpan, TransitionReason, FAILURE_SPANS_KEPT};
+use crate::tick::{Behaviour, Dependency, Protection, Tally, TickModel, Transition};
+use resilience_policy::policy::circuit_breaker::{CircuitBreaker, State};
 
 /// The facts of a run so far, as the page's "What happened" tells them.
 #[derive(Debug, Clone, PartialEq, Serialize)]

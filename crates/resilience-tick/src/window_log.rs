@@ -17,11 +17,11 @@ use std::collections::VecDeque;
 
 use serde::Serialize;
 
-use crate::outcome::Outcome;
-use crate::policy::circuit_breaker::{
+use resilience_policy::outcome::Outcome;
+use resilience_policy::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerEvent, State, WindowCell, WindowKind,
 };
-use crate::Millis;
+use resilience_policy::Millis;
 
 /// One outcome in the breaker's window, oldest first, as [`CircuitBreaker::window_cells`]
 /// lists them.
@@ -180,155 +180,5 @@ impl WindowLog {
                 },
             })
             .collect()
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::model::tick::{Behaviour, Protection, TickConfig, TickEvent, TickModel};
-    use crate::policy::circuit_breaker::SlidingWindowType;
-    use crate::scenario::catalogue;
-
-    fn demo_at(demo: u32, t: u32) -> TickModel {
-        let scenario = catalogue::demo(demo).unwrap().scenario();
-        let mut run = crate::scenario::ScenarioRun::new(&scenario).unwrap();
-        while run.model().tick() < t {
-            run.step();
-        }
-        run.model().clone()
-    }
-
-    fn outcomes(model: &TickModel) -> Vec<Option<Outcome>> {
-        model.window_entries().iter().map(|e| e.outcome).collect()
-    }
-
-    /// Demo 7: the bulkhead's refusals fill the window before the first timeout arrives,
-    /// and the window that opened the breaker says so.
-    #[test]
-    fn demo_7s_window_tells_bulkhead_refusals_from_timeouts() {
-        use Outcome::{BulkheadFull, ReadTimeout};
-        let model = demo_at(7, 3);
-        assert_eq!(outcomes(&model), [Some(BulkheadFull); 3]);
-        let model = demo_at(7, 4);
-        assert_eq!(model.breaker().unwrap().state(), State::Open);
-        assert_eq!(
-            outcomes(&model),
-            [
-                Some(BulkheadFull),
-                Some(BulkheadFull),
-                Some(ReadTimeout),
-                Some(ReadTimeout)
-            ]
-        );
-        assert!(model.window_entries().iter().all(|e| e.cell.is_failure()));
-    }
-
-    #[test]
-    fn demo_1s_window_holds_the_errors() {
-        let model = demo_at(1, 3);
-        assert_eq!(outcomes(&model), [Some(Outcome::Http5xx); 4]);
-    }
-
-    /// Demo 2 at t = 6: OPEN -> HALF_OPEN -> CLOSED in one tick, each an event, with the
-    /// two trials the breaker recorded between them; CLOSED starts an empty window.
-    #[test]
-    fn demo_2s_sixth_tick_reports_each_transition_with_the_trials_between() {
-        let model = demo_at(2, 6);
-        let path: Vec<String> = model
-            .last_events()
-            .iter()
-            .filter_map(|e| match e {
-                TickEvent::BreakerTransition { from, to } => {
-                    Some(format!("{}>{}", from.as_str(), to.as_str()))
-                }
-                TickEvent::BreakerRecorded {
-                    failure, outcome, ..
-                } => Some(format!("{failure}:{outcome:?}")),
-                _ => None,
-            })
-            .collect();
-        assert_eq!(
-            path,
-            [
-                "OPEN>HALF_OPEN",
-                "false:Success",
-                "false:Success",
-                "HALF_OPEN>CLOSED"
-            ]
-        );
-        assert!(model.window_entries().is_empty());
-        let success = WindowEntry {
-            cell: WindowCell::Success,
-            outcome: Some(Outcome::Success),
-        };
-        assert_eq!(
-            model.trial_verdicts(),
-            [TrialVerdict {
-                trials: vec![success, success],
-                to: State::Closed
-            }]
-        );
-        // Forgotten at the next tick.
-        let model = demo_at(2, 7);
-        assert!(model.trial_verdicts().is_empty());
-    }
-
-    /// Demo 3 at t = 7: the trials fail and the breaker opens again, keeping them in view.
-    #[test]
-    fn demo_3s_failed_trials_reopen_the_breaker() {
-        let model = demo_at(3, 7);
-        let failure = WindowEntry {
-            cell: WindowCell::Failure,
-            outcome: Some(Outcome::Http5xx),
-        };
-        assert_eq!(
-            model.trial_verdicts(),
-            [TrialVerdict {
-                trials: vec![failure, failure],
-                to: State::Open
-            }]
-        );
-        assert_eq!(model.window_entries(), [failure, failure]);
-    }
-
-    /// Every demo, every protection, both window types: each cell of the breaker's window
-    /// gets its call's outcome, and the outcome agrees with the cell.
-    #[test]
-    fn every_cell_gets_an_outcome_that_agrees_with_it() {
-        for demo in catalogue::DEMOS.iter().filter(|d| d.number <= 7) {
-            for protection in Protection::ALL {
-                for window in [SlidingWindowType::CountBased, SlidingWindowType::TimeBased] {
-                    let mut config = demo.scenario().tick;
-                    config.protection = protection;
-                    config.circuit_breaker.sliding_window_type = window;
-                    let mut model = TickModel::new(config).unwrap();
-                    for _ in 0..40 {
-                        model.step();
-                        let cells = model
-                            .breaker()
-                            .map(|b| b.window_cells())
-                            .unwrap_or_default();
-                        let entries = model.window_entries();
-                        assert_eq!(entries.len(), cells.len());
-                        for (entry, cell) in entries.iter().zip(&cells) {
-                            assert_eq!(entry.cell, *cell);
-                            let outcome = entry.outcome.expect("an outcome for every cell");
-                            assert_eq!(cell.is_failure(), !outcome.is_success());
-                        }
-                    }
-                }
-            }
-        }
-    }
-
-    #[test]
-    fn no_breaker_no_entries() {
-        let mut model =
-            TickModel::new(TickConfig::new(Behaviour::Slow, Protection::Bulkhead)).unwrap();
-        for _ in 0..5 {
-            model.step();
-        }
-        assert!(model.window_entries().is_empty());
     }
 }

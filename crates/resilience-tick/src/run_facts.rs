@@ -1,6 +1,6 @@
 //! # What the tick model notes as it plays
 //!
-//! The facts a run's story is made of ([`crate::model::summary`]), kept tick by tick in a
+//! The facts a run's story is made of ([`crate::summary`]), kept tick by tick in a
 //! few numbers: the spans of ticks in which payments failed, refusals for want of a thread,
 //! peaks, and why the breaker changed state each time, read from its own events (the
 //! crossing reported just before a trip, the time spent OPEN, the trial calls' results).
@@ -9,7 +9,9 @@
 
 use serde::Serialize;
 
-use crate::policy::circuit_breaker::{CircuitBreakerConfig, CircuitBreakerEvent, State};
+use resilience_policy::policy::circuit_breaker::{
+    CircuitBreakerConfig, CircuitBreakerEvent, State,
+};
 
 /// Why the breaker changed state.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

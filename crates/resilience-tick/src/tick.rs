@@ -30,18 +30,18 @@ use rand::{RngExt, SeedableRng};
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{check_range, ConfigError};
-pub use crate::model::run_facts::TransitionReason;
-use crate::model::run_facts::{BreakerWatch, RunFacts};
-use crate::model::window_log::WindowLog;
-pub use crate::model::window_log::{TrialVerdict, WindowEntry};
-use crate::outcome::Outcome;
-use crate::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
-use crate::policy::circuit_breaker::{
+pub use crate::run_facts::TransitionReason;
+use crate::run_facts::{BreakerWatch, RunFacts};
+use crate::window_log::WindowLog;
+pub use crate::window_log::{TrialVerdict, WindowEntry};
+use resilience_policy::error::{check_range, ConfigError};
+use resilience_policy::outcome::Outcome;
+use resilience_policy::policy::bulkhead::{Admission, BulkheadConfig, SemaphoreBulkhead};
+use resilience_policy::policy::circuit_breaker::{
     CircuitBreaker, CircuitBreakerConfig, CircuitBreakerEvent, Classification, SlidingWindowType,
     State,
 };
-use crate::Millis;
+use resilience_policy::Millis;
 
 /// The longest run of the tick model, so a typo cannot ask for a billion ticks.
 pub const MAX_TICKS: u32 = 100_000;
@@ -578,7 +578,7 @@ impl TickModel {
         self.seed
     }
 
-    /// What the model noted so far, for [`crate::model::summary`].
+    /// What the model noted so far, for [`crate::summary`].
     pub(crate) fn facts(&self) -> &RunFacts {
         &self.facts
     }
@@ -1047,7 +1047,6 @@ impl TickEvent {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::scenario::catalogue;
 
     /// A setting change is typed in the model, but its JSON (the CLI's trace) is the
     /// sentence the narration says, as it was when the event held the sentence itself.
@@ -1132,74 +1131,6 @@ mod tests {
             too_late.as_str(),
         ] {
             assert_eq!(Behaviour::from_name(unknown), None, "{unknown}");
-        }
-    }
-
-    /// After an import whose recordExceptions leaves the timeout out, a timed-out call is
-    /// a success to the breaker, and the narration says so (it said "recorded a failure"
-    /// while the window showed a success); an ignored one is not recorded at all.
-    #[test]
-    fn the_narration_says_what_the_breaker_recorded_not_how_the_call_ended() {
-        let narrations = |record: &[&str], ignore: &[&str]| {
-            let mut tick = catalogue::demo(5).unwrap().scenario().tick;
-            tick.circuit_breaker.record_exceptions = record.iter().map(|e| e.to_string()).collect();
-            tick.circuit_breaker.ignore_exceptions = ignore.iter().map(|e| e.to_string()).collect();
-            let mut model = TickModel::new(tick).unwrap();
-            let mut lines = Vec::new();
-            let mut failures = 0;
-            for _ in 0..6 {
-                for event in model.step() {
-                    if matches!(event, TickEvent::BreakerRecorded { failure: true, .. }) {
-                        failures += 1;
-                    }
-                    lines.push(event.narrate());
-                }
-            }
-            (lines, failures, model.breaker().unwrap().metrics().failed)
-        };
-        let (lines, failures, failed) = narrations(&[], &[]);
-        assert!(lines.iter().any(|l| l == "The breaker recorded a failure."));
-        assert!(failures > 0 && failed > 0);
-        let (lines, failures, failed) = narrations(&["ConnectException"], &[]);
-        assert_eq!((failures, failed), (0, 0));
-        assert!(lines.iter().any(|l| l
-            == "The breaker recorded a success: SocketTimeoutException is not in its recordExceptions."));
-        let (lines, failures, failed) = narrations(&[], &["SocketTimeoutException"]);
-        assert_eq!((failures, failed), (0, 0));
-        assert!(lines
-            .iter()
-            .any(|l| l
-                == "The breaker ignored it: SocketTimeoutException is in its ignoreExceptions."));
-    }
-
-    /// The outcomes of the threads held after each of the first `ticks` ticks of `demo`.
-    fn held_outcomes(demo: u32, ticks: u32) -> Vec<(Dependency, u32, Outcome)> {
-        let scenario = catalogue::demo(demo).unwrap().scenario();
-        let mut model = TickModel::new(scenario.tick).unwrap();
-        let mut held = Vec::new();
-        for _ in 0..ticks {
-            model.step();
-            for h in model.threads().iter().flatten() {
-                held.push((h.dependency, h.due_at - h.sent_at, h.outcome()));
-            }
-        }
-        held
-    }
-
-    #[test]
-    fn demo_4s_recommendations_threads_all_end_in_a_timeout() {
-        let held = held_outcomes(4, 6);
-        let recommendations: Vec<_> = held
-            .iter()
-            .filter(|(d, ..)| *d == Dependency::Recommendations)
-            .collect();
-        assert!(!recommendations.is_empty());
-        let timeout = TickWorld::default().timeout_ticks;
-        for (_, ticks, outcome) in recommendations {
-            assert_eq!((*ticks, *outcome), (timeout, Outcome::ReadTimeout));
-        }
-        for (_, ticks, outcome) in held.iter().filter(|(d, ..)| *d == Dependency::Payment) {
-            assert_eq!((*ticks, *outcome), (1, Outcome::Success));
         }
     }
 
