@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs every test of the playground; fails if any layer fails.
-#   1. native: cargo test for the workspace (engine, CLI, app logic)
+#   1. native: cargo test for the workspace (engine, CLI, app logic), and its documentation
+#      built with every link checked
 #   2. wasm: wasm-bindgen-test in headless Chromium
 #   3. the release build with Trunk (offline)
 #   4. end-to-end: Playwright (playwright-core + Debian chromium) against dist/ served on a
@@ -22,6 +23,8 @@ step() {
 }
 
 native_tests() { cargo test --workspace --all-targets; }
+# A doc link to a renamed or private item is an error, not a warning nobody reads.
+api_docs() { RUSTDOCFLAGS="-D warnings" cargo doc --no-deps --workspace; }
 wasm_tests() {
   cargo test -p resilience-playground --target wasm32-unknown-unknown --tests
 }
@@ -51,6 +54,7 @@ e2e_tests() {
 }
 
 step "native tests" native_tests
+step "API documentation" api_docs
 step "wasm tests (headless Chromium)" wasm_tests
 step "release build" release_build
 if [[ " ${passed[*]} " == *" release build "* ]]; then

@@ -952,7 +952,7 @@ const LONG_QUEUE: u32 = 200;
 /// other one with a click.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Regime {
-    /// A queue of at most [`SHORT_QUEUE`]: the bulkhead refuses, the retries fire.
+    /// A queue of at most `SHORT_QUEUE`: the bulkhead refuses, the retries fire.
     Short,
     /// A longer queue: calls wait, holding order's threads.
     Long,

@@ -64,7 +64,7 @@ fn current_link<L: LabModel>(number: u32, state: LabState<L>) -> String {
         .unwrap_or_default()
 }
 
-/// [`tools`] for a lab whose config may hold more than its link (the BoxOffice system,
+/// [`tools()`] for a lab whose config may hold more than its link (the BoxOffice system,
 /// whose edits are too long for a link): the page sends its instances
 /// ([`LabResilience4j`]).
 pub fn tools_with_instances<L: LabModel + LabResilience4j>(
@@ -82,7 +82,7 @@ pub fn tools_with_instances<L: LabModel + LabResilience4j>(
     }
 }
 
-/// See [`tools`].
+/// See [`tools()`].
 #[derive(Clone, Copy)]
 pub struct LabTools {
     pub link: Callback<(), String>,

@@ -32,7 +32,7 @@ pub enum Tone {
 
 impl Tone {
     /// The CSS class of a legend key in this tone (style/labs.css holds the same colours
-    /// as [`colour`], for both themes).
+    /// as `colour`, for both themes).
     pub fn class(self) -> &'static str {
         match self {
             Tone::Grey => "tone-grey",

@@ -10,7 +10,7 @@
 //! with the [`Outcome`] of the call it came from, cleared whenever the breaker starts a
 //! fresh window (on entering any state but OPEN, which keeps the window that tripped it).
 //! It is fed from the breaker's own events, in their order, so it follows the window's
-//! rules rather than restating them; [`WindowLog::entries`] then lays the log over the
+//! rules rather than restating them; `WindowLog::entries` then lays the log over the
 //! breaker's cells and hands each cell its outcome only if the two agree cell for cell.
 
 use std::collections::VecDeque;
@@ -31,7 +31,7 @@ pub struct WindowEntry {
     pub cell: WindowCell,
     /// How the call it came from ended (a timeout, an HTTP 500, a BulkheadFullException...);
     /// `None` when the model cannot vouch for it (it always can in the tick model; see
-    /// [`WindowLog::entries`]).
+    /// `WindowLog::entries`).
     pub outcome: Option<Outcome>,
 }
 

@@ -106,7 +106,7 @@ impl SlicedCount {
 }
 
 /// One client's throttle. Ask [`admit`](Self::admit) for every request the application
-/// makes; report every accepted answer with [`on_accept`](Self::on_accept).
+/// makes; report how each one ended with [`on_response`](Self::on_response).
 #[derive(Debug, Clone)]
 pub struct AdaptiveThrottling {
     config: AdaptiveThrottlingConfig,

@@ -211,7 +211,7 @@ impl Fragment {
     }
 }
 
-/// [`read`] with `profile` active (see [`import::read_documents`]), saying what it did not
+/// [`read`] with `profile` active (see `import::read_documents`), saying what it did not
 /// read.
 pub fn read_fragment(text: &str, profile: Option<&str>) -> Result<Fragment, Vec<String>> {
     let (entries, mut not_read) = import::read_documents(text, profile)?;

@@ -6,7 +6,7 @@
 //! own system. A setting's name is its path in [`RetryPolicySettings`]
 //! (`grpc.maxTokens`): the link and the CLI spell it the same.
 //!
-//! The run is many runs of the small world of [`sim`] (18 failure rates and 45 map cells
+//! The run is many runs of the small world of [`Sim`] (18 failure rates and 45 map cells
 //! per policy), so a page makes it in slices ([`RetryPoliciesJob`]), and a change reruns
 //! only the policies it touches: a policy's results are kept while the settings it reads
 //! ([`RetryPolicySettings::of_policy`]) and the seed stay the same.

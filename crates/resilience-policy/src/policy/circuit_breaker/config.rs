@@ -178,7 +178,7 @@ enum Cycle {
 
 /// The circuit breaker's settings (Resilience4j 2.x names and defaults).
 ///
-/// Read and written through [`RawConfig`] (the same camelCase fields), which refuses
+/// Read and written through `RawConfig` (the same camelCase fields), which refuses
 /// `waitDurationInOpenState` together with `waitIntervalFunctionInOpenState` and writes
 /// only the one in use. Equality follows what the breaker does: `waitDurationInOpenState`
 /// is not compared while a wait function replaces it.

@@ -11,7 +11,7 @@
 //! Determinism rests on two rules. Events at the same millisecond are handled in the order
 //! they were scheduled (the queue orders by time, then by a sequence number), never by a
 //! heap's whim. And every source of chance draws from its own seeded stream
-//! ([`crate::model::stream_rng`]), so one more draw in one component never shifts another's.
+//! (`model::stream_rng`), so one more draw in one component never shifts another's.
 //!
 //! Bounds: a run handles at most [`MAX_EVENTS`] events and holds at most [`MAX_LIVE`] live
 //! objects of each kind, whatever a scenario file asks; past either the run stops early and

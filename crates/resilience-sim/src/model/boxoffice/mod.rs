@@ -31,8 +31,8 @@
 //!
 //! ## Shared with the earlier labs
 //!
-//! Seeded streams are [`crate::model::stream_rng`] (one per client population, dependency,
-//! local work, retries) and service and work times vary by [`crate::model::vary`] (± a
+//! Seeded streams are `model::stream_rng` (one per client population, dependency,
+//! local work, retries) and service and work times vary by `model::vary` (± a
 //! percentage, uniform), the same pieces Demos 11-13 use, so their figures stay theirs.
 //! Arrivals differ on purpose: those labs spread arrivals evenly (jittered slots); the
 //! playground's clients are Poisson, because bursts are part of what it teaches.

@@ -370,7 +370,7 @@ impl Sim {
     }
 
     /// Handles every event up to `t` (at most the run's end), closing each second on the
-    /// way. A page calls this in slices; [`run`] calls it once.
+    /// way. A page calls this in slices; [`super::run`] calls it once.
     pub fn advance_to(&mut self, t: Millis) {
         let t = t.min(self.end_ms);
         loop {

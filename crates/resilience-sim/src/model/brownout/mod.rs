@@ -98,8 +98,8 @@
 //! - **The user** gives up `userTimeoutMs` after arriving: an answer strictly before that
 //!   is seen; anything later is "gave up", whatever the server did.
 //!
-//! Three parts: [`config`] (the controls and their limits), [`report`] (what a run reports:
-//! the seconds, the headline, the mechanisms' effects) and [`sim`] (the event-driven
+//! Three parts: `config` (the controls and their limits), `report` (what a run reports:
+//! the seconds, the headline, the mechanisms' effects) and `sim` (the event-driven
 //! simulation, whole or in slices).
 
 use std::collections::VecDeque;

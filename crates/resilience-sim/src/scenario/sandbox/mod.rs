@@ -52,10 +52,10 @@
 //!   [`SANDBOX_MAX_WINDOW`] (a replay re-creates the window at each state change), and the
 //!   last [`MAX_LOG`] events and [`MAX_RECORDS`] calls kept for the page.
 //!
-//! The module follows the sections of the sandbox: [`events`] (Resilience4j's event names),
-//! [`calls`] (calls and their records), [`settings`] (settings and the lab's controls),
-//! [`scenarios`] (the misconfigurations to replay), [`claims`] (configure from a
-//! dependency's claims) and [`session`] (the breaker driven call by call).
+//! The module follows the sections of the sandbox: `events` (Resilience4j's event names),
+//! `calls` (calls and their records), `settings` (settings and the lab's controls),
+//! `scenarios` (the misconfigurations to replay), `claims` (configure from a
+//! dependency's claims) and `session` (the breaker driven call by call).
 
 use std::collections::VecDeque;
 
