@@ -54,9 +54,7 @@ pub fn setup_sentence(world: &TickWorld) -> String {
 /// lesson not included: it is the demo's own text).
 pub fn what_happened(demo: &DemoInfo, s: &RunSummary) -> Vec<String> {
     let mut paragraphs = vec![payments(s)];
-    if let Some(breaker) = breaker(s) {
-        paragraphs.push(breaker);
-    }
+    paragraphs.extend(breaker(s));
     paragraphs.push(threads(s));
     paragraphs.extend(moot(demo, s));
     paragraphs
@@ -86,10 +84,14 @@ fn payments(s: &RunSummary) -> String {
     p
 }
 
-/// Why the breaker changed state, each time; or why it did not; `None` without a breaker.
-fn breaker(s: &RunSummary) -> Option<String> {
+/// Why the breaker changed state, each time, or why it did not; then what it refused;
+/// nothing without a breaker. Two paragraphs: while the breaker is OPEN the refusals' count
+/// changes nearly every tick, the story of its changes only when there is a new one, and
+/// the page lays out again only the paragraph whose words changed (docs/performance.md,
+/// "Words laid out again").
+fn breaker(s: &RunSummary) -> Vec<String> {
     if s.breaker_ticks == 0 {
-        return None;
+        return Vec::new();
     }
     let mut p = String::new();
     if s.transitions.is_empty() {
@@ -114,9 +116,10 @@ fn breaker(s: &RunSummary) -> Option<String> {
             p.push_str(&change(t));
         }
     }
+    let mut paragraphs = vec![p];
     if s.tally.refused_by_breaker > 0 {
-        p.push_str(&format!(
-            " In all it refused {} at once (CallNotPermittedException): no thread, no waiting, and the page showed the cached list.",
+        paragraphs.push(format!(
+            "In all it refused {} at once (CallNotPermittedException): no thread, no waiting, and the page showed the cached list.",
             count(
                 s.tally.refused_by_breaker,
                 "recommendations call",
@@ -124,7 +127,7 @@ fn breaker(s: &RunSummary) -> Option<String> {
             )
         ));
     }
-    Some(p)
+    paragraphs
 }
 
 /// One state change and its reason, as a sentence.
@@ -352,11 +355,9 @@ mod tests {
             text.contains("held 2 of the 6 worker threads (at most 6 at once)"),
             "{text}"
         );
-        assert_eq!(
-            what_happened(&demo, &s).len(),
-            3,
-            "no note: the demo's point shows"
-        );
+        // Payments, the breaker's changes, its refusals, the threads: no note, the demo's
+        // point shows.
+        assert_eq!(what_happened(&demo, &s).len(), 4);
     }
 
     #[test]

@@ -319,15 +319,48 @@ const VOID: [&str; 13] = [
 /// The pieces of `html`, or `None` for anything this crate does not write (a comment, an
 /// unterminated tag).
 fn pieces(html: &str) -> Option<Vec<Piece<'_>>> {
-    let mut out = Vec::new();
-    let bytes = html.as_bytes();
-    let mut i = 0;
-    while i < bytes.len() {
+    Pieces::new(html).collect()
+}
+
+/// The pieces of an HTML string one by one, read as they are asked for: comparing two
+/// drawings walks both in step and stops at the first difference in shape, with nothing
+/// collected. An item is `None` (and the last one) for markup this crate does not write.
+struct Pieces<'a> {
+    html: &'a str,
+    at: usize,
+    /// The end tag made up for a void or self-closing element, due next.
+    close_due: bool,
+    failed: bool,
+}
+
+impl<'a> Pieces<'a> {
+    fn new(html: &'a str) -> Self {
+        Pieces {
+            html,
+            at: 0,
+            close_due: false,
+            failed: false,
+        }
+    }
+}
+
+impl<'a> Iterator for Pieces<'a> {
+    type Item = Option<Piece<'a>>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.close_due {
+            self.close_due = false;
+            return Some(Some(Piece::Close));
+        }
+        let (html, i) = (self.html, self.at);
+        if self.failed || i >= html.len() {
+            return None;
+        }
+        let bytes = html.as_bytes();
         if bytes[i] != b'<' {
             let end = html[i..].find('<').map_or(html.len(), |k| i + k);
-            out.push(Piece::Text(&html[i..end]));
-            i = end;
-            continue;
+            self.at = end;
+            return Some(Some(Piece::Text(&html[i..end])));
         }
         // A tag: find its `>`, skipping quoted attribute values.
         let mut j = i + 1;
@@ -341,29 +374,24 @@ fn pieces(html: &str) -> Option<Vec<Piece<'_>>> {
             }
             j += 1;
         }
-        if j == bytes.len() {
-            return None;
-        }
-        let tag = &html[i + 1..j];
+        let tag = html.get(i + 1..j).filter(|_| j < bytes.len());
+        let Some(tag) = tag.filter(|t| !t.starts_with('!') && !t.starts_with('?')) else {
+            self.failed = true;
+            return Some(None);
+        };
+        self.at = j + 1;
         if tag.starts_with('/') {
-            out.push(Piece::Close);
-        } else if tag.starts_with('!') || tag.starts_with('?') {
-            return None;
-        } else {
-            let (tag, self_closing) = match tag.strip_suffix('/') {
-                Some(t) => (t, true),
-                None => (tag, false),
-            };
-            let end = tag.find([' ', '\t', '\n']).unwrap_or(tag.len());
-            let (name, attrs) = tag.split_at(end);
-            out.push(Piece::Open { name, attrs });
-            if self_closing || VOID.iter().any(|v| v.eq_ignore_ascii_case(name)) {
-                out.push(Piece::Close);
-            }
+            return Some(Some(Piece::Close));
         }
-        i = j + 1;
+        let (tag, self_closing) = match tag.strip_suffix('/') {
+            Some(t) => (t, true),
+            None => (tag, false),
+        };
+        let end = tag.find([' ', '\t', '\n']).unwrap_or(tag.len());
+        let (name, attrs) = tag.split_at(end);
+        self.close_due = self_closing || VOID.iter().any(|v| v.eq_ignore_ascii_case(name));
+        Some(Some(Piece::Open { name, attrs }))
     }
-    Some(out)
 }
 
 /// `name="value"` pairs as this crate writes them (double quotes; a bare name has the
@@ -448,14 +476,17 @@ pub(crate) fn same_shape(old: &str, new: &str) -> bool {
 /// shape (the same elements, in the same places, and texts where the other has texts);
 /// `None` otherwise, or if either is not HTML this crate writes.
 fn plan(old: &str, new: &str) -> Option<Vec<Edit>> {
-    let (old, new) = (pieces(old)?, pieces(new)?);
-    if old.len() != new.len() {
-        return None;
-    }
+    let (mut old, mut new) = (Pieces::new(old), Pieces::new(new));
     let mut edits = Vec::new();
     let mut node = 0;
-    for (o, n) in old.iter().zip(&new) {
-        match (o, n) {
+    loop {
+        let (o, n) = match (old.next(), new.next()) {
+            (None, None) => return Some(edits),
+            (Some(o), Some(n)) => (o?, n?),
+            // One drawing has more pieces than the other.
+            _ => return None,
+        };
+        match (&o, &n) {
             (Piece::Close, Piece::Close) => continue,
             (Piece::Text(a), Piece::Text(b)) => {
                 if a != b {
@@ -492,7 +523,6 @@ fn plan(old: &str, new: &str) -> Option<Vec<Edit>> {
         }
         node += 1;
     }
-    Some(edits)
 }
 
 #[cfg(test)]
