@@ -396,6 +396,28 @@ mod tests {
         assert!(text.contains("At t = 10, after 3 ticks OPEN"), "{text}");
     }
 
+    /// Demo 3 (the spec's story): the breaker opens again at t = 7 and waits until t = 10,
+    /// so t = 8 and t = 9 change nothing in its story, while each refuses the tick's 2
+    /// recommendations calls. Only the refusals' paragraph changes, and the story's words
+    /// are not laid out again.
+    #[test]
+    fn ticks_without_a_state_change_leave_the_breakers_story_alone() {
+        let (demo, at_8) = run(3, 8, |_| {}, None);
+        let (_, at_9) = run(3, 9, |_| {}, None);
+        let (at_8, at_9) = (breaker(&at_8), breaker(&at_9));
+        assert_eq!(at_8.len(), 2, "{at_8:?}");
+        assert_eq!(at_8[0], at_9[0]);
+        assert!(at_8[0].contains("At t = 7 it opened again"), "{at_8:?}");
+        assert_ne!(at_8[1], at_9[1]);
+        let refused = |p: &str| -> u32 {
+            p.split_whitespace()
+                .find_map(|w| w.parse().ok())
+                .expect("a count")
+        };
+        assert_eq!(refused(&at_9[1]), refused(&at_8[1]) + 2, "{at_9:?}");
+        assert!(story(&demo, &run(3, 9, |_| {}, None).1).contains(&at_9[1]));
+    }
+
     #[test]
     fn a_breaker_that_never_trips_says_why() {
         // Demo 5 with a window of 10 calls that needs all 10: by t = 6 only the 6 slow calls
