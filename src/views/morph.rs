@@ -319,12 +319,16 @@ const VOID: [&str; 13] = [
 /// The pieces of `html`, or `None` for anything this crate does not write (a comment, an
 /// unterminated tag).
 fn pieces(html: &str) -> Option<Vec<Piece<'_>>> {
-    Pieces::new(html).collect()
+    Pieces::new(html).collect::<Result<_, _>>().ok()
 }
+
+/// Markup this crate does not write (a comment, an unterminated tag): left to the browser.
+#[derive(Debug)]
+struct NotOurs;
 
 /// The pieces of an HTML string one by one, read as they are asked for: comparing two
 /// drawings walks both in step and stops at the first difference in shape, with nothing
-/// collected. An item is `None` (and the last one) for markup this crate does not write.
+/// collected. After a [`NotOurs`], there is nothing more.
 struct Pieces<'a> {
     html: &'a str,
     at: usize,
@@ -345,12 +349,12 @@ impl<'a> Pieces<'a> {
 }
 
 impl<'a> Iterator for Pieces<'a> {
-    type Item = Option<Piece<'a>>;
+    type Item = Result<Piece<'a>, NotOurs>;
 
     fn next(&mut self) -> Option<Self::Item> {
         if self.close_due {
             self.close_due = false;
-            return Some(Some(Piece::Close));
+            return Some(Ok(Piece::Close));
         }
         let (html, i) = (self.html, self.at);
         if self.failed || i >= html.len() {
@@ -360,7 +364,7 @@ impl<'a> Iterator for Pieces<'a> {
         if bytes[i] != b'<' {
             let end = html[i..].find('<').map_or(html.len(), |k| i + k);
             self.at = end;
-            return Some(Some(Piece::Text(&html[i..end])));
+            return Some(Ok(Piece::Text(&html[i..end])));
         }
         // A tag: find its `>`, skipping quoted attribute values.
         let mut j = i + 1;
@@ -377,11 +381,11 @@ impl<'a> Iterator for Pieces<'a> {
         let tag = html.get(i + 1..j).filter(|_| j < bytes.len());
         let Some(tag) = tag.filter(|t| !t.starts_with('!') && !t.starts_with('?')) else {
             self.failed = true;
-            return Some(None);
+            return Some(Err(NotOurs));
         };
         self.at = j + 1;
         if tag.starts_with('/') {
-            return Some(Some(Piece::Close));
+            return Some(Ok(Piece::Close));
         }
         let (tag, self_closing) = match tag.strip_suffix('/') {
             Some(t) => (t, true),
@@ -390,7 +394,7 @@ impl<'a> Iterator for Pieces<'a> {
         let end = tag.find([' ', '\t', '\n']).unwrap_or(tag.len());
         let (name, attrs) = tag.split_at(end);
         self.close_due = self_closing || VOID.iter().any(|v| v.eq_ignore_ascii_case(name));
-        Some(Some(Piece::Open { name, attrs }))
+        Some(Ok(Piece::Open { name, attrs }))
     }
 }
 
@@ -482,7 +486,7 @@ fn plan(old: &str, new: &str) -> Option<Vec<Edit>> {
     loop {
         let (o, n) = match (old.next(), new.next()) {
             (None, None) => return Some(edits),
-            (Some(o), Some(n)) => (o?, n?),
+            (Some(o), Some(n)) => (o.ok()?, n.ok()?),
             // One drawing has more pieces than the other.
             _ => return None,
         };
