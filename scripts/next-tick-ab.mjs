@@ -16,7 +16,10 @@
 //
 // BLOCK (20) ticks per variant and ROUNDS (30) rounds. SKIP (0) ticks are played untimed
 // after each reset: the test command's figure is over 300 ticks, most of them after the
-// demo's story, where the breaker keeps cycling (SKIP=100 measures those).
+// demo's story, where the breaker keeps cycling (SKIP=100 measures those). BY_KIND=1 also
+// sorts the ticks by what happened in them (the story's first 20 ticks, the breaker's
+// state change read from the tick's summary line, or none): where the breaker cycles, the
+// median sits between the quiet ticks and those with a state change.
 import { launchBrowser } from '../e2e/support.mjs';
 
 const demo = Number(process.env.DEMO ?? 3);
@@ -50,6 +53,7 @@ const ticks = (page, css) => page.evaluate(async ([css, block, skip]) => {
     await new Promise((r) => setTimeout(r, 0));
   }
   void document.body.offsetHeight;
+  const summary = document.querySelector('[data-testid=narration-live]');
   const out = [];
   for (let i = 0; i < block; i++) {
     const expected = String(Number(counter.textContent) + 1);
@@ -57,17 +61,24 @@ const ticks = (page, css) => page.evaluate(async ([css, block, skip]) => {
     button.click();
     for (let spins = 0; counter.textContent !== expected && spins < 10000; spins++) await Promise.resolve();
     void document.body.offsetHeight;
-    out.push(performance.now() - start);
+    const ms = performance.now() - start;
+    const t = skip + i + 1;
+    const kind = t <= 20 ? 'the story (t <= 20)' : (/Breaker: (\S+ → \S+?)\./.exec(summary.textContent)?.[1] ?? 'no state change');
+    out.push([ms, kind]);
     await new Promise((r) => setTimeout(r, 0));
   }
   return out;
 }, [css, BLOCK, SKIP]);
 
-const runs = pages.flatMap((page, p) => variants.map((css) => ({ page, css, label: css || (pages.length > 1 ? urls[p] : '(the page as built)'), times: [] })));
+const runs = pages.flatMap((page, p) => variants.map((css) => ({ page, css, label: css || (pages.length > 1 ? urls[p] : '(the page as built)'), times: [], kinds: new Map() })));
 for (let round = 0; round < ROUNDS; round++) {
   for (const run of runs) {
     await run.page.bringToFront();
-    run.times.push(...(await ticks(run.page, run.css)));
+    for (const [ms, kind] of await ticks(run.page, run.css)) {
+      run.times.push(ms);
+      if (!run.kinds.has(kind)) run.kinds.set(kind, []);
+      run.kinds.get(kind).push(ms);
+    }
   }
 }
 await browser.close();
@@ -79,6 +90,9 @@ const middleMean = (xs) => {
   return s.reduce((a, b) => a + b, 0) / s.length;
 };
 console.log(`Demo ${demo}, Next Tick, click to laid out (${BLOCK * ROUNDS} ticks each):`);
-for (const { label, times } of runs) {
+for (const { label, times, kinds } of runs) {
   console.log(`  median ${median(times).toFixed(2)} ms, middle half ${middleMean(times).toFixed(3)} ms  ${label}`);
+  if (process.env.BY_KIND) {
+    for (const [kind, ms] of kinds) console.log(`      ${kind}: ${ms.length} ticks, middle half ${middleMean(ms).toFixed(2)} ms`);
+  }
 }

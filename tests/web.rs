@@ -753,6 +753,40 @@ async fn what_happened_tells_the_learners_run() {
     assert!(outcome.contains("The lesson"), "{outcome}");
 }
 
+/// Played on past its 10 ticks, Demo 3's "What happened" still tells those ticks, by the
+/// spec (opens at t = 3, HALF_OPEN at t = 6, OPEN again at t = 7, HALF_OPEN again at
+/// t = 10), and the page leaves it as it was: a later tick writes none of it again. A link
+/// far past the end tells the same story.
+#[wasm_bindgen_test]
+async fn what_happened_stays_the_demos_story_when_played_on() {
+    let page = Page::open("demo=3").await;
+    play(&page, 10).await;
+    let at_end = page.text("outcome");
+    assert!(
+        at_end.starts_with("What happened in the demo's 10 ticks"),
+        "{at_end}"
+    );
+    for told in [
+        "At t = 3 the breaker opened",
+        "At t = 6, after 3 ticks OPEN",
+        "At t = 7 it opened again: 2 of its 2 trial calls failed.",
+        "At t = 10, after 3 ticks OPEN",
+    ] {
+        assert!(at_end.contains(told), "{told}: {at_end}");
+    }
+    let paragraphs = page.one("outcome").query_selector_all("p").unwrap();
+    let first = paragraphs.get(0).unwrap();
+    play(&page, 25).await;
+    assert_eq!(page.text("outcome"), at_end);
+    let still = page.one("outcome").query_selector_all("p").unwrap();
+    assert!(
+        still.get(0).unwrap().is_same_node(Some(&first)),
+        "the paragraphs stay the same nodes"
+    );
+    let linked = Page::open("demo=3&t=40").await;
+    assert_eq!(linked.text("outcome"), at_end);
+}
+
 #[wasm_bindgen_test]
 async fn someone_elses_parameters_get_no_notice() {
     let page = Page::open("demo=4&utm_source=x&fbclid=abc").await;

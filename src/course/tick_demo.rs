@@ -333,20 +333,26 @@ pub fn TickDemo(
         });
         h
     });
-    // Patched, not rewritten: after the demo's end each tick changes a number or two.
+    // What the run did in the demo's own ticks, written once they are played and left
+    // alone while the learner plays on (the panels above tell the later ticks): a tick
+    // after the demo's end lays out none of these paragraphs again (docs/performance.md).
     let outcome_html = live_html(move || {
         let mut h = String::new();
-        if let Some(t) = text.filter(|_| tick() >= info.ticks) {
+        session.with(|s| {
+            let (Some(t), Some(summary)) = (text, s.demo_summary()) else {
+                return;
+            };
             // Written from the learner's own run: the engine's facts, our sentences.
-            let summary = session.with(|s| s.model().summary());
-            h.raw("<section class=\"outcome\" data-testid=\"outcome\" aria-labelledby=\"outcome-heading\"><h2 id=\"outcome-heading\">What happened</h2>");
-            for paragraph in course::outcome::what_happened(&info, &summary) {
+            h.raw("<section class=\"outcome\" data-testid=\"outcome\" aria-labelledby=\"outcome-heading\"><h2 id=\"outcome-heading\">What happened in the demo&#39;s ")
+                .num(summary.ticks.into())
+                .raw(" ticks</h2>");
+            for paragraph in course::outcome::what_happened(&info, summary) {
                 h.raw("<p>").text(&paragraph).raw("</p>");
             }
             h.raw("<p class=\"lesson\"><strong>The lesson: </strong>")
                 .text(t.lesson)
                 .raw("</p></section>");
-        }
+        });
         h
     });
 

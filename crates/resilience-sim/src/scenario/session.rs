@@ -10,6 +10,7 @@
 use super::compare::Comparison;
 use super::{Scenario, ScenarioRun, ScriptedChange, MAX_TICKS};
 use crate::error::ConfigError;
+use crate::model::summary::RunSummary;
 use crate::model::tick::{Behaviour, Protection, TickConfig, TickModel};
 use crate::policy::bulkhead::BulkheadConfig;
 use crate::policy::circuit_breaker::CircuitBreakerConfig;
@@ -28,6 +29,9 @@ pub struct TickSession {
     /// memory stays bounded and a replay is at most `checkpoint_every` ticks.
     checkpoints: Vec<TickModel>,
     checkpoint_every: u32,
+    /// The run's summary at the demo's last tick, noted as the run passes it (see
+    /// [`TickSession::demo_summary`]).
+    demo_end: Option<RunSummary>,
 }
 
 /// Snapshots a session keeps (see [`TickSession::go_to`]).
@@ -46,6 +50,7 @@ impl TickSession {
             run,
             checkpoints: Vec::new(),
             checkpoint_every: FIRST_CHECKPOINT_EVERY,
+            demo_end: None,
         })
     }
 
@@ -78,6 +83,22 @@ impl TickSession {
         self.tick() >= self.scenario.ticks
     }
 
+    /// What the run did in the demo's own ticks (`scenario().ticks`), once they are played:
+    /// the story the demo tells. It stays the same while the learner plays on, so the page
+    /// writes it once, not every tick; `None` before the demo's last tick.
+    ///
+    /// Noted as the run passes that tick. Every way to a later tick either passes it again
+    /// (a replay from t = 0 or from a snapshot before it) or starts from a snapshot of this
+    /// same run (a change forgets the snapshots after it), so the note always belongs to the
+    /// run being played.
+    pub fn demo_summary(&self) -> Option<&RunSummary> {
+        if self.finished() {
+            self.demo_end.as_ref()
+        } else {
+            None
+        }
+    }
+
     /// Plays the next tick (no-op at [`MAX_TICKS`]).
     pub fn next_tick(&mut self) {
         if self.tick() < MAX_TICKS {
@@ -100,6 +121,9 @@ impl TickSession {
     fn advance(&mut self) {
         self.run.advance();
         let t = self.tick();
+        if t == self.scenario.ticks {
+            self.demo_end = Some(self.run.model().summary());
+        }
         if t.is_multiple_of(self.checkpoint_every)
             && self.checkpoints.last().is_none_or(|m| m.tick() < t)
         {
