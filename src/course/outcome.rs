@@ -1,8 +1,9 @@
 //! "What happened" in a tick demo, written from the learner's own run of the demo's ticks
 //! (`TickSession::demo_summary`: the same story however far the learner plays on, while
-//! the panels above tell the later ticks): the engine's [`RunSummary`] holds the facts (which payments failed, why the breaker changed state,
-//! who holds the threads), and this module only puts them into sentences. The demo's
-//! lesson follows, with a word when the learner's changes took its point away.
+//! the panels above tell the later ticks). The engine's [`RunSummary`] holds the facts
+//! (which payments failed, why the breaker changed state, who holds the threads), and this
+//! module only puts them into sentences. The demo's lesson follows, with a word when the
+//! learner's changes took its point away.
 //!
 //! Also the demo's setup in one sentence, read from the engine's world.
 
