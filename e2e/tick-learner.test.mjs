@@ -48,6 +48,20 @@ test('at 1280 x 800 the thread pool, the breaker state and the tick narration ar
   await page.close();
 });
 
+// On a phone the sticky transport bar is taller than any fixed margin once its summary line
+// takes two lines: "Demo done" must put the outcome's heading below it, not under it.
+test('on a phone, Demo done shows the outcome’s heading below the transport bar', async () => {
+  const { page, problems } = await openPage(browser, PHONE, '?demo=3&t=30');
+  await page.getByTestId('demo-done').click();
+  await page.waitForTimeout(300);
+  const bar = await page.locator('.transport').boundingBox();
+  assert.ok(bar.height > 192, `the bar is ${bar.height} px, more than the old 12rem margin`);
+  assert.ok(await inViewport(page, page.getByTestId('outcome').locator('h2'), bar.y + bar.height),
+    'the heading is below the bar');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('the end of a demo is shown where the learner looks, and Play stops there', async () => {
   const { page, problems } = await openPage(browser, DESKTOP, '?demo=4');
   const done = page.getByTestId('demo-done');

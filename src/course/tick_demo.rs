@@ -127,6 +127,7 @@ pub fn TickDemo(
     let speed = RwSignal::new(SPEEDS[1].0);
 
     let outcome_box = NodeRef::<leptos::html::Div>::new();
+    let transport = NodeRef::<leptos::html::Div>::new();
     let embedded = location.with_untracked(|l| l.embed);
 
     // Intents: each is one call on the session.
@@ -416,7 +417,7 @@ pub fn TickDemo(
 
             // Only the buttons stay in view while the page scrolls: on a phone the whole
             // control block would take a third of the screen.
-            <div class="transport" role="group" aria-label="Step through the demo">
+            <div class="transport" role="group" aria-label="Step through the demo" node_ref=transport>
                 <div class="buttons">
                     <button type="button" class="primary" data-testid="next-tick" on:click=click(move |_| next_tick())
                         aria-keyshortcuts="N Space">"Next tick"</button>
@@ -445,7 +446,11 @@ pub fn TickDemo(
                         e.prevent_default();
                         if let Some(outcome) = outcome_box.get() {
                             let _ = outcome.focus();
+                            // Its top just below the sticky transport bar, whose height
+                            // follows its summary line (two or three lines on a phone).
                             outcome.scroll_into_view();
+                            let bar = transport.get().map_or(0, |b| b.offset_height());
+                            window().scroll_by_with_x_and_y(0.0, -f64::from(bar + 8));
                         }
                     })>"Demo done: read what happened ↓"</a>
             </div>
