@@ -89,13 +89,14 @@ test('Demo 10: an exported script imported on a fresh page replays to the same s
   const script = await page.getByTestId('sandbox-export').inputValue();
   assert.ok(JSON.parse(script).steps.length > 20);
   const { page: fresh, problems: freshProblems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
+  // Read by the tools part (loaded on the first import) with the CLI's reader.
   await fresh.getByTestId('sandbox-import-text').fill('{"steps": [{"jump": {}}]}');
   await fresh.getByTestId('sandbox-import').click();
-  assert.match(await fresh.getByTestId('sandbox-refused').textContent(), /^invalid breaker script: /);
+  await fresh.getByTestId('sandbox-refused').filter({ hasText: /^invalid breaker script: steps\[0\]: unknown variant `jump`/ }).waitFor();
   assert.equal(await state(fresh), 'CLOSED');
   await fresh.getByTestId('sandbox-import-text').fill(script);
   await fresh.getByTestId('sandbox-import').click();
-  assert.equal(await state(fresh), 'HALF_OPEN');
+  await fresh.getByTestId('breaker-state').filter({ hasText: 'HALF_OPEN' }).waitFor();
   await fresh.getByTestId('sandbox-export-show').click();
   assert.equal(await fresh.getByTestId('sandbox-export').inputValue(), script);
   assert.deepEqual([...problems, ...freshProblems], []);
@@ -105,23 +106,36 @@ test('Demo 10: an exported script imported on a fresh page replays to the same s
 
 // The pasted script that once grew the page to 2 GB and killed it: millisecond timers over
 // 10^12 ms. The page refuses it as the CLI reports it, and goes on; so are a clock past the
-// script's last instant (u64::MAX, which the browser reads as a float), a byte-order mark,
-// and a paste over the file input's 2 MB.
+// script's last instant (u64::MAX), a misspelt setting (once played as its default), a
+// value nested 100,000 deep (once written into its message recursively, past the stack,
+// which left the page dead), a byte-order mark, and a paste over the file input's 2 MB.
+// Each line is what the CLI's reader says (`resilience-sim breaker FILE` prints it after
+// the file's name).
 test('Demo 10: hostile pastes are refused in one line and the page goes on', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
-  const paste = async (text) => {
+  // `message`: the whole line, or (a RegExp) how the reader's line starts.
+  const refused = async (text, message) => {
     await page.getByTestId('sandbox-import-text').fill(text);
     await page.getByTestId('sandbox-import').click();
-    return page.getByTestId('sandbox-refused').textContent();
+    await page.getByTestId('sandbox-refused').filter({ hasText: message }).waitFor();
+    const line = await page.getByTestId('sandbox-refused').textContent();
+    if (message instanceof RegExp) assert.match(line, message);
+    else assert.equal(line, message);
   };
   const timers = '{"config":{"automaticTransitionFromOpenToHalfOpenEnabled":true,"waitDurationInOpenState":1,"maxWaitDurationInHalfOpenState":1},"steps":[{"transition":"OPEN"},{"advance_ms":1000000000000}]}';
-  assert.equal(await paste(timers),
+  await refused(timers,
     'steps[1]: the breaker\'s timers have fired 1000000 times in this script, the most one script may fire: the clock stopped at 1000000 ms');
-  assert.equal(await paste('{"steps":[{"advance_ms":18446744073709551615}]}'),
+  await refused('{"steps":[{"advance_ms":18446744073709551615}]}',
     "steps[0].advance_ms: takes the script's clock past 1000000000000 ms (about 31.7 years), the last instant a script may reach");
-  assert.match(await paste('{"steps":[{"acquire":{}},{"success":{"duration_ms":"x"}}]}'),
-    /^invalid breaker script: steps\[1\]: invalid type: string "x", expected a whole number of milliseconds from 0/);
-  await paste('\ufeff{"steps":[{"acquire":{}},{"error":{"duration_ms":5,"exception":"IOException"}}]}');
+  await refused('{"steps":[{"acquire":{}},{"success":{"duration_ms":"x"}}]}',
+    'invalid breaker script: steps[1].success.duration_ms: invalid type: string "x", expected a whole number of milliseconds from 0 at line 1 column 54');
+  await refused('{"config":{"failureRateTreshold":40},"steps":[]}',
+    /^invalid breaker script: config\.failureRateTreshold: unknown field `failureRateTreshold`, expected one of `failureRateThreshold`, /);
+  const deep = '['.repeat(100000) + ']'.repeat(100000);
+  await refused(`{"steps":[{"error":{"exception":${deep}}}]}`,
+    'invalid breaker script: steps[0].error.exception: invalid type: sequence, expected a string at line 1 column 32');
+  await page.getByTestId('sandbox-import-text').fill('\ufeff{"steps":[{"acquire":{}},{"error":{"duration_ms":5,"exception":"IOException"}}]}');
+  await page.getByTestId('sandbox-import').click();
   await page.getByTestId('sandbox-rates').filter({ hasText: '1 of 10' }).waitFor();
   await page.getByTestId('sandbox-import-text').evaluate((area) => {
     area.value = 'x'.repeat(3 * 1024 * 1024);

@@ -23,6 +23,7 @@ use leptos::prelude::{Callable, Callback};
 use resilience_sim::model::tick::TickConfig;
 use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
 use resilience_sim::resilience4j::Instance;
+use resilience_sim::scenario::breaker_script::BreakerScript;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
@@ -205,6 +206,10 @@ pub fn tick_config(demo: u32, settings: &str) -> Result<TickConfig, Vec<String>>
 /// says about the rest of the fragment, or the refusal.
 pub type SandboxImport = Result<(CircuitBreakerConfig, Vec<String>), Refused>;
 
+/// A breaker script read from its text by the engine's reader (the one
+/// `resilience-sim breaker` uses), or the one-line refusal.
+pub type ScriptRead = Result<BreakerScript, String>;
+
 /// The functions of the `course-tools` part: what `src/bin/course-tools.rs` exports, and
 /// what its dialogs ([`crate::views::tool_dialogs`]) call.
 pub mod exports {
@@ -345,6 +350,21 @@ pub mod exports {
         to_js(&read)
     }
 
+    /// A breaker script's text for the sandbox, read as the CLI reads it: a
+    /// [`ScriptRead`]. The sandbox's page carries no reader of JSON text (the
+    /// engine's would add about 32 KB of wasm to it), and the browser's `JSON.parse` with
+    /// serde-wasm-bindgen is not the CLI's reader: it takes the last of two equal keys,
+    /// passes over a key no field has (a misspelt setting played as its default), and wrote
+    /// a deeply nested value into its message recursively, past the stack.
+    pub fn read_breaker_script(text: &str) -> Result<JsValue, JsValue> {
+        use resilience_sim::scenario::breaker_script::parse_breaker_script;
+        let read: ScriptRead = parse_breaker_script(text);
+        // Milliseconds past 2^53 cross as BigInts, so the page plays the CLI's numbers.
+        let serializer = serde_wasm_bindgen::Serializer::json_compatible()
+            .serialize_large_number_types_as_bigints(true);
+        read.serialize(&serializer).map_err(JsValue::from)
+    }
+
     /// The Spring profiles a pasted file's documents are for: what the config dialog
     /// offers to choose from.
     pub fn profile_names(text: &str) -> Vec<String> {
@@ -432,6 +452,13 @@ pub async fn teacher_notes_html(number: u32) -> Result<String, String> {
         .await?
         .as_string()
         .ok_or_else(|| UNAVAILABLE.to_string())
+}
+
+/// [`exports::read_breaker_script`], from the sandbox's page: the script, or why it was
+/// not read (the tools part loaded on first use, as for a dialog).
+pub async fn read_breaker_script(text: &str) -> ScriptRead {
+    let read = call("read_breaker_script", &[text.into()]).await?;
+    from_js::<ScriptRead>(read).map_err(message)?
 }
 
 /// [`exports::open_dialog`], from any page: the tools part draws the dialog `which`

@@ -34,6 +34,13 @@ fn install_tools() {
         Closure::<dyn Fn(u32) -> String>::new(exports::teacher_notes_html).into_js_value(),
     );
     set(
+        "read_breaker_script",
+        Closure::<dyn Fn(String) -> Result<JsValue, JsValue>>::new(|text: String| {
+            exports::read_breaker_script(&text)
+        })
+        .into_js_value(),
+    );
+    set(
         "open_dialog",
         Closure::<dyn Fn(String, JsValue) -> String>::new(|which: String, page: JsValue| {
             exports::open_dialog(&which, page)
@@ -364,8 +371,10 @@ async fn sandbox_buttons_drive_the_breaker() {
     // HALF_OPEN's fresh window holds the one trial, a slow success.
     assert_eq!((last.buffered, last.slow, last.failed), (1, 1, 0));
 
-    // A pasted script that is not JSON, or not a script, gets one line and changes nothing.
-    // As typing does: the value, then an `input` event.
+    // A pasted script the CLI refuses gets the CLI's line and changes nothing: not JSON, not
+    // a script, a misspelt setting, a key twice, a key in a step that has none, and a
+    // value nested 100,000 deep (once written into its message recursively, past the
+    // stack, leaving the page dead). As typing does: the value, then an `input` event.
     let paste = |text: &str| {
         let area = page
             .one("sandbox-import-text")
@@ -374,18 +383,79 @@ async fn sandbox_buttons_drive_the_breaker() {
         area.set_value(text);
         area
     };
-    for bad in ["{", r#"{"steps": [{"jump": {}}]}"#] {
+    let deep = format!(
+        r#"{{"steps": [{{"error": {{"exception": {}{}}}}}]}}"#,
+        "[".repeat(100_000),
+        "]".repeat(100_000)
+    );
+    for bad in [
+        "{",
+        r#"{"steps": [{"jump": {}}]}"#,
+        r#"{"config": {"failureRateTreshold": 40}, "steps": []}"#,
+        r#"{"steps": [], "steps": [{"acquire": {}}]}"#,
+        r#"{"steps": [{"acquire": {"x": 1}}]}"#,
+        &deep,
+    ] {
+        let cli = resilience_sim::scenario::breaker_script::parse_breaker_script(bad)
+            .expect_err("the CLI refuses it");
         fire(&paste(bad), "input").await;
         page.click("sandbox-import").await;
-        assert!(page
-            .text("sandbox-refused")
-            .starts_with("invalid breaker script: "));
+        page.until_text("sandbox-refused", &cli).await;
         assert_eq!(page.text("breaker-state"), "HALF_OPEN");
     }
+    fire(
+        &paste(r#"{"config": {"failureRateTreshold": 40}, "steps": []}"#),
+        "input",
+    )
+    .await;
+    page.click("sandbox-import").await;
+    page.until_contains(
+        "sandbox-refused",
+        "config.failureRateTreshold: unknown field `failureRateTreshold`",
+    )
+    .await;
     fire(&paste(&json), "input").await;
     page.click("sandbox-import").await;
+    page.until_text(
+        "sandbox-script-note",
+        "Imported: the script was replayed from t = 0.",
+    )
+    .await;
     assert_eq!(page.text("sandbox-refused"), "");
     assert_eq!(page.text("breaker-state"), "HALF_OPEN");
+    // The page goes on: the replayed script ended at 11 s, and the clock moves on from it.
+    assert_eq!(page.text("sandbox-clock"), "11 s");
+    page.click("sandbox-advance").await;
+    assert_eq!(page.text("sandbox-clock"), "12 s");
+}
+
+/// A breaker script crosses from the tools part to the sandbox's page as the CLI's reader
+/// read it: a wait of 2^53 + 1 ms (past what a JavaScript number holds exactly) arrives
+/// exact, and a refusal arrives as the reader's line.
+#[wasm_bindgen_test]
+fn a_script_crosses_to_the_page_as_the_cli_read_it() {
+    use resilience_playground::tools::{exports, ScriptRead};
+    let crossed = |text: &str| -> ScriptRead {
+        serde_wasm_bindgen::from_value(exports::read_breaker_script(text).unwrap()).unwrap()
+    };
+    let script = crossed(r#"{"config": {"waitDurationInOpenState": 9007199254740993}, "steps": [{"advance_ms": 5}]}"#)
+        .unwrap();
+    assert_eq!(
+        script.config.wait_duration_in_open_state,
+        9_007_199_254_740_993
+    );
+    assert_eq!(
+        script.steps,
+        vec![resilience_sim::scenario::breaker_script::BreakerStep::AdvanceMs(5)]
+    );
+    let text = r#"{"steps": [{"acquire": {"x": 1}}]}"#;
+    assert_eq!(
+        crossed(text),
+        resilience_sim::scenario::breaker_script::parse_breaker_script(text)
+    );
+    assert!(crossed(text)
+        .unwrap_err()
+        .starts_with("invalid breaker script: steps[0].acquire.x: unknown field `x`"));
 }
 
 /// Demo 10: the settings live once, in the session: a control changes the breaker, claims
@@ -452,6 +522,7 @@ async fn sandbox_engine_text_is_text() {
     );
     fire(&area, "input").await;
     page.click("sandbox-import").await;
+    page.until_contains("sandbox-refused", "<b>Boom</b>").await;
     let refused = page.one("sandbox-refused");
     assert!(
         refused

@@ -25,6 +25,11 @@ pub fn teacher_notes_html(number: u32) -> String {
 }
 
 #[wasm_bindgen]
+pub fn read_breaker_script(text: &str) -> Result<JsValue, JsValue> {
+    exports::read_breaker_script(text)
+}
+
+#[wasm_bindgen]
 pub fn open_dialog(which: &str, page: JsValue) -> String {
     exports::open_dialog(which, page)
 }

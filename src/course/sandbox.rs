@@ -6,8 +6,9 @@
 //! live once), what the learner has typed ([`Fields`]) and what the page says besides the
 //! session ([`PageNotes`]), with one [`Sandbox::reset`] for all of it. Every button is a
 //! `<button>` whose click asks for one [`Intent`]; [`apply`] makes the one call of the
-//! session's API it names (the page decides nothing else). The page draws only what the
-//! session reports, as text: the state line, the window, the rates against their
+//! session's API it names (the page decides nothing else). A script to replay is read
+//! first, by the CLI's reader in the tools part, then [`replay`]ed. The page draws only
+//! what the session reports, as text: the state line, the window, the rates against their
 //! thresholds, the OPEN countdown, the fallback's answer and the event log. The state
 //! diagram is the tick demos' drawing (`views::breaker::diagram`): markup made from the
 //! session's numbers and states only. The settings are the lab's control table
@@ -40,7 +41,7 @@ use crate::components::{bind_to, message, ControlBinding};
 use crate::format::trim;
 use crate::lab_link::{config_from_link, link_of};
 use crate::nav::{address_follows, current_query, Location};
-use crate::tools;
+use crate::tools::{self, ScriptRead};
 use crate::url_state::encode;
 use crate::views::breaker::diagram;
 use crate::views::html::{change, click, live, live_attr, live_flag, pasted_within, Live};
@@ -72,8 +73,6 @@ pub enum Intent {
     RunPending,
     /// Apply the claims typed in the form.
     Claims,
-    /// Replay the pasted script.
-    Import,
     /// Write the session out as a script (on demand: a long session is a long text).
     Export,
 }
@@ -166,15 +165,27 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
                 .map(|list| notes.claimed = list)
                 .map_err(|e| message::<SandboxSettings>(&e))
         }),
-        Intent::Import if fields.pasted.len() > MAX_SCRIPT_BYTES => Err(TOO_LARGE.to_string()),
-        Intent::Import if fields.pasted.trim().is_empty() => {
-            Err("Nothing to import: paste a script into the box, or choose a file.".to_string())
-        }
-        Intent::Import => script_io::import(s, &fields.pasted).map(|()| {
-            notes.note = "Imported: the script was replayed from t = 0.".to_string();
-        }),
         Intent::Export => script_io::export(s).map(|json| notes.exported = Some(json)),
     };
+    noted(s, before, result, notes);
+}
+
+/// Replays a script the engine's reader read from the learner's text, or says why it was
+/// not read: like an intent, one call of the session's API, its transitions noted.
+pub fn replay(s: &mut BreakerSandbox, read: ScriptRead, notes: &mut PageNotes) {
+    let before = s.events_total();
+    notes.note.clear();
+    notes.exported = None;
+    let result = read.and_then(|script| s.import_script(script));
+    if result.is_ok() {
+        notes.note = "Imported: the script was replayed from t = 0.".to_string();
+    }
+    noted(s, before, result, notes);
+}
+
+/// What the page says after an action: the transitions since event `before`, and the
+/// refusal, if any.
+fn noted(s: &BreakerSandbox, before: u64, result: Result<(), String>, notes: &mut PageNotes) {
     notes.path = s
         .events()
         .filter(|e| e.seq > before)
@@ -188,11 +199,22 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
     notes.refused = result.err();
 }
 
-/// Breaker scripts in and out. In the browser the JSON text is read and written by the
-/// browser's own `JSON` (serde-wasm-bindgen maps it to the engine's types): the wasm then
-/// carries no JSON reader and writer of its own (the sandbox part is over its byte budget,
-/// docs/bundles.md). Natively (the tests) the
-/// engine's serde_json does the same job with the same types.
+/// Whether a text can be sent to the reader at all: nothing, or more than a script file
+/// may hold, is refused at once.
+pub fn importable(text: &str) -> Result<(), String> {
+    if text.len() > MAX_SCRIPT_BYTES {
+        Err(TOO_LARGE.to_string())
+    } else if text.trim().is_empty() {
+        Err("Nothing to import: paste a script into the box, or choose a file.".to_string())
+    } else {
+        Ok(())
+    }
+}
+
+/// The session written out as a breaker script. In the browser the JSON text is written by
+/// the browser's own `JSON` (serde-wasm-bindgen maps the engine's types to it): the page
+/// carries no JSON writer of its own. Natively (the tests) the engine's serde_json writes
+/// the same script. A script comes back in through [`tools::read_breaker_script`].
 mod script_io {
     use resilience_sim::scenario::sandbox::BreakerSandbox;
 
@@ -211,65 +233,9 @@ mod script_io {
         .ok_or_else(|| "the script could not be written".to_string())
     }
 
-    #[cfg(target_arch = "wasm32")]
-    pub fn import(s: &mut BreakerSandbox, text: &str) -> Result<(), String> {
-        let invalid = |why: String| {
-            format!(
-                "invalid breaker script: {}",
-                resilience_sim::error::one_line(&why)
-            )
-        };
-        let text = resilience_sim::error::without_bom(text);
-        let value = js_sys::JSON::parse(text).map_err(|e| {
-            invalid(
-                js_sys::Error::from(e)
-                    .message()
-                    .as_string()
-                    .unwrap_or_default(),
-            )
-        })?;
-        let script = serde_wasm_bindgen::from_value(value.clone()).map_err(|e| {
-            // Its text is a JavaScript error's: "Error: invalid type ...".
-            let why = e.to_string();
-            let why = why.strip_prefix("Error: ").unwrap_or(&why);
-            invalid(format!("{}{why}", where_in(&value)))
-        })?;
-        s.import_script(script)
-    }
-
-    /// Where in a script the first value serde refused sits (`steps[3]: `, `config: `), found
-    /// by reading its parts one by one: the reader of the whole script says what, not where.
-    /// (The engine's `read_breaker_script` says both, but its path-tracking reader would add
-    /// 9 KB to this part, which is over its byte budget.)
-    #[cfg(target_arch = "wasm32")]
-    fn where_in(script: &wasm_bindgen::JsValue) -> String {
-        use resilience_sim::policy::circuit_breaker::CircuitBreakerConfig;
-        use resilience_sim::scenario::breaker_script::BreakerStep;
-        use wasm_bindgen::JsCast;
-        let part = |name: &str| js_sys::Reflect::get(script, &name.into()).ok();
-        if let Some(config) = part("config").filter(|c| !c.is_undefined()) {
-            if serde_wasm_bindgen::from_value::<CircuitBreakerConfig>(config).is_err() {
-                return "config: ".to_string();
-            }
-        }
-        if let Some(steps) = part("steps").and_then(|s| s.dyn_into::<js_sys::Array>().ok()) {
-            for (index, step) in steps.iter().enumerate() {
-                if serde_wasm_bindgen::from_value::<BreakerStep>(step).is_err() {
-                    return format!("steps[{index}]: ");
-                }
-            }
-        }
-        String::new()
-    }
-
     #[cfg(not(target_arch = "wasm32"))]
     pub fn export(s: &BreakerSandbox) -> Result<String, String> {
         s.export_json()
-    }
-
-    #[cfg(not(target_arch = "wasm32"))]
-    pub fn import(s: &mut BreakerSandbox, text: &str) -> Result<(), String> {
-        s.import_json(text)
     }
 }
 
@@ -329,17 +295,42 @@ impl Sandbox {
     }
 
     fn act_with(self, intent: Intent, fields: &Fields) {
+        self.with_session(|s, notes| apply(s, intent, fields, notes));
+    }
+
+    /// One action on the session and the notes. A scenario, an import or claims set new
+    /// settings: the controls show them, and a refusal of an earlier value no longer
+    /// stands. Nothing happens once the page is gone (an import read after the learner
+    /// left).
+    fn with_session(self, action: impl FnOnce(&mut BreakerSandbox, &mut PageNotes)) {
         let mut settings_changed = false;
-        self.session.update(|s| {
+        self.session.try_update(|s| {
             let before = s.settings().clone();
-            self.notes.update(|notes| apply(s, intent, fields, notes));
+            self.notes.try_update(|notes| action(s, notes));
             settings_changed = *s.settings() != before;
         });
-        // A scenario, an import or claims set new settings: the controls show them, and a
-        // refusal of an earlier value no longer stands.
         if settings_changed {
             self.refused.set(None);
         }
+    }
+
+    /// A script, pasted or a file's text: read by the engine's reader in the tools part
+    /// (loaded the first time), then replayed, so the page and `resilience-sim breaker`
+    /// accept and refuse the same scripts, in the same words.
+    fn import(self, text: String) {
+        if let Err(why) = importable(&text) {
+            self.with_session(|s, notes| replay(s, Err(why), notes));
+            return;
+        }
+        // The tools part may take a moment to load the first time.
+        self.notes.update(|n| {
+            n.note = "Reading the script…".to_string();
+            n.refused = None;
+        });
+        spawn_local(async move {
+            let read = tools::read_breaker_script(&text).await;
+            self.with_session(|s, notes| replay(s, read, notes));
+        });
     }
 
     /// The learner's change to one control: the session replays with it, or refuses it
@@ -414,13 +405,7 @@ impl Sandbox {
                 .ok()
                 .and_then(|v| v.as_string());
             match text {
-                Some(pasted) => self.act_with(
-                    Intent::Import,
-                    &Fields {
-                        pasted,
-                        ..Fields::default()
-                    },
-                ),
+                Some(text) => self.import(text),
                 None => self.notes.update(|n| {
                     n.refused = Some("Import: the file could not be read as text.".to_string())
                 }),
@@ -950,7 +935,10 @@ fn import_form(page: Sandbox) -> impl IntoView {
             <textarea id="sandbox-import-text" data-testid="sandbox-import-text" rows="4" spellcheck="false"
                 prop:value=live(move || fields.with(|f| f.pasted.clone())) on:input=typed></textarea>
             <div class="button-row">
-                {button(page, Intent::Import, "sandbox-import", "Import and replay", false)}
+                <button type="button" data-testid="sandbox-import"
+                    on:click=click(move |_| page.import(fields.with_untracked(|f| f.pasted.clone())))>
+                    "Import and replay"
+                </button>
                 <label class="file-pick">"or a file: "
                     <input type="file" accept=".json,application/json" data-testid="sandbox-import-file" on:change=picked />
                 </label>
@@ -1100,23 +1088,24 @@ mod tests {
     }
 
     /// An empty box (cleared after a paste over the limit, or never filled) says so, and
-    /// leaves the session as it was.
+    /// leaves the session as it was; so does a text over a script file's limit.
     #[test]
     fn importing_an_empty_box_says_what_to_do() {
         let mut s = BreakerSandbox::default();
         press(&mut s, FAILURE);
         for pasted in ["", "  \n"] {
-            let fields = Fields {
-                pasted: pasted.to_string(),
-                ..Fields::default()
-            };
-            let mut notes = PageNotes::default();
-            apply(&mut s, Intent::Import, &fields, &mut notes);
             assert_eq!(
-                notes.refused.as_deref(),
-                Some("Nothing to import: paste a script into the box, or choose a file.")
+                importable(pasted),
+                Err("Nothing to import: paste a script into the box, or choose a file.".into())
             );
         }
+        assert_eq!(
+            importable(&" ".repeat(MAX_SCRIPT_BYTES + 1)),
+            Err(TOO_LARGE.to_string())
+        );
+        let mut notes = PageNotes::default();
+        replay(&mut s, Err(TOO_LARGE.to_string()), &mut notes);
+        assert_eq!(notes.refused.as_deref(), Some(TOO_LARGE));
         assert_eq!((s.metrics().buffered, s.metrics().failed), (1, 1));
     }
 
