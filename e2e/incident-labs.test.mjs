@@ -131,6 +131,10 @@ test('Demo 10: hostile pastes are refused in one line and the page goes on', asy
     'invalid breaker script: steps[1].success.duration_ms: invalid type: string "x", expected a whole number of milliseconds from 0 at line 1 column 54');
   await refused('{"config":{"failureRateTreshold":40},"steps":[]}',
     /^invalid breaker script: config\.failureRateTreshold: unknown field `failureRateTreshold`, expected one of `failureRateThreshold`, /);
+  // Its line quotes long names: on a phone they break, and the page keeps its width.
+  await page.setViewportSize({ width: 390, height: 844 });
+  assert.equal(await page.evaluate(() => document.documentElement.scrollWidth), 390);
+  await page.setViewportSize({ width: 1280, height: 800 });
   const deep = '['.repeat(100000) + ']'.repeat(100000);
   await refused(`{"steps":[{"error":{"exception":${deep}}}]}`,
     'invalid breaker script: steps[0].error.exception: invalid type: sequence, expected a string at line 1 column 32');
