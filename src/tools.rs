@@ -350,12 +350,12 @@ pub mod exports {
         to_js(&read)
     }
 
-    /// A breaker script's text for the sandbox, read as the CLI reads it: a
-    /// [`ScriptRead`]. The sandbox's page carries no reader of JSON text (the
-    /// engine's would add about 32 KB of wasm to it), and the browser's `JSON.parse` with
-    /// serde-wasm-bindgen is not the CLI's reader: it takes the last of two equal keys,
-    /// passes over a key no field has (a misspelt setting played as its default), and wrote
-    /// a deeply nested value into its message recursively, past the stack.
+    /// A breaker script's text for the sandbox, read as the CLI reads it: a [`ScriptRead`].
+    /// The sandbox's page carries no reader of JSON text (the engine's would add about 32 KB
+    /// of wasm to it), and the browser's `JSON.parse` with serde-wasm-bindgen is not the
+    /// CLI's reader: it takes the last of two equal keys, passes over a key no field has (a
+    /// misspelt setting played as its default), and wrote a deeply nested value into its
+    /// message recursively, past the stack.
     pub fn read_breaker_script(text: &str) -> Result<JsValue, JsValue> {
         use resilience_sim::scenario::breaker_script::parse_breaker_script;
         let read: ScriptRead = parse_breaker_script(text);
