@@ -430,29 +430,35 @@ async fn sandbox_buttons_drive_the_breaker() {
 }
 
 /// A breaker script crosses from the tools part to the sandbox's page as the CLI's reader
-/// read it: a wait of 2^53 + 1 ms (past what a JavaScript number holds exactly) arrives
-/// exact, and a refusal arrives as the reader's line.
+/// read it: a call of 2^53 + 1 ms and a wait as long (past what a JavaScript number holds
+/// exactly) arrive exact, for the page's checks to judge as the CLI's do; and a refusal
+/// arrives as the reader's line.
 #[wasm_bindgen_test]
 fn a_script_crosses_to_the_page_as_the_cli_read_it() {
     use resilience_playground::tools::{exports, ScriptRead};
+    use resilience_sim::scenario::breaker_script::{parse_breaker_script, BreakerStep};
     let crossed = |text: &str| -> ScriptRead {
         serde_wasm_bindgen::from_value(exports::read_breaker_script(text).unwrap()).unwrap()
     };
-    let script = crossed(r#"{"config": {"waitDurationInOpenState": 9007199254740993}, "steps": [{"advance_ms": 5}]}"#)
-        .unwrap();
+    let text = r#"{"config": {"waitDurationInOpenState": 9007199254740993},
+        "steps": [{"success": {"duration_ms": 9007199254740993}}, {"advance_ms": 5}]}"#;
+    let script = crossed(text).unwrap();
     assert_eq!(
         script.config.wait_duration_in_open_state,
         9_007_199_254_740_993
     );
     assert_eq!(
         script.steps,
-        vec![resilience_sim::scenario::breaker_script::BreakerStep::AdvanceMs(5)]
+        vec![
+            BreakerStep::Success {
+                duration_ms: 9_007_199_254_740_993
+            },
+            BreakerStep::AdvanceMs(5)
+        ]
     );
+    assert_eq!(Ok(script), parse_breaker_script(text));
     let text = r#"{"steps": [{"acquire": {"x": 1}}]}"#;
-    assert_eq!(
-        crossed(text),
-        resilience_sim::scenario::breaker_script::parse_breaker_script(text)
-    );
+    assert_eq!(crossed(text), parse_breaker_script(text));
     assert!(crossed(text)
         .unwrap_err()
         .starts_with("invalid breaker script: steps[0].acquire.x: unknown field `x`"));
