@@ -1,6 +1,7 @@
 //! The tools a page offers besides its demo, which few learners open: the Resilience4j
 //! writer (YAML and Java) and reader (YAML and `.properties`, with the exception table),
-//! their dialog and the embed dialog, the notes for teachers. They are the `course-tools`
+//! their dialog and the embed dialog, the notes for teachers, and the CLI's reader of
+//! breaker scripts for the sandbox's import ([`exports::read_breaker_script`]). They are the `course-tools`
 //! part ([`crate::part`]), a wasm of its own that `assets/start.js` loads the first time a
 //! page asks for one (`globalThis.resiliencePlaygroundTools()`), so opening a demo never
 //! downloads them.

@@ -1,6 +1,7 @@
 //! The `course-tools` part ([`resilience_playground::part`]): the teachers' overview page,
 //! and the tools any page loads when a learner opens one ([`resilience_playground::tools`]):
-//! the notes for teachers, and the config and embed dialogs, drawn into the page.
+//! the notes for teachers, the config and embed dialogs, drawn into the page, and the
+//! reader of the breaker scripts the sandbox imports.
 //! Loaded for a tool, it mounts nothing: `assets/start.js` calls [`mount_overview`] only
 //! on the overview's address.
 
