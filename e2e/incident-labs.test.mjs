@@ -110,7 +110,8 @@ test('Demo 10: an exported script imported on a fresh page replays to the same s
 // value nested 100,000 deep (once written into its message recursively, past the stack,
 // which left the page dead), a byte-order mark, and a paste over the file input's 2 MB.
 // Each line is what the CLI's reader says (`resilience-sim breaker FILE` prints it after
-// the file's name).
+// the file's name): the project's own limits word for word, serde's lines by the path and
+// the fault the script holds (tests/web.rs compares every line with the reader's).
 test('Demo 10: hostile pastes are refused in one line and the page goes on', async () => {
   const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?demo=10');
   // `message`: the whole line, or (a RegExp) how the reader's line starts.
@@ -128,7 +129,7 @@ test('Demo 10: hostile pastes are refused in one line and the page goes on', asy
   await refused('{"steps":[{"advance_ms":18446744073709551615}]}',
     "steps[0].advance_ms: takes the script's clock past 1000000000000 ms (about 31.7 years), the last instant a script may reach");
   await refused('{"steps":[{"acquire":{}},{"success":{"duration_ms":"x"}}]}',
-    'invalid breaker script: steps[1].success.duration_ms: invalid type: string "x", expected a whole number of milliseconds from 0 at line 1 column 54');
+    /^invalid breaker script: steps\[1\]\.success\.duration_ms: invalid type: string "x", .* at line 1 column \d+$/);
   await refused('{"config":{"failureRateTreshold":40},"steps":[]}',
     /^invalid breaker script: config\.failureRateTreshold: unknown field `failureRateTreshold`, expected one of `failureRateThreshold`, /);
   // Its line quotes long names: on a phone they break, and the page keeps its width.
@@ -137,7 +138,7 @@ test('Demo 10: hostile pastes are refused in one line and the page goes on', asy
   await page.setViewportSize({ width: 1280, height: 800 });
   const deep = '['.repeat(100000) + ']'.repeat(100000);
   await refused(`{"steps":[{"error":{"exception":${deep}}}]}`,
-    'invalid breaker script: steps[0].error.exception: invalid type: sequence, expected a string at line 1 column 32');
+    /^invalid breaker script: steps\[0\]\.error\.exception: invalid type: sequence, expected a string at line 1 column \d+$/);
   await page.getByTestId('sandbox-import-text').fill('\ufeff{"steps":[{"acquire":{}},{"error":{"duration_ms":5,"exception":"IOException"}}]}');
   await page.getByTestId('sandbox-import').click();
   await page.getByTestId('sandbox-rates').filter({ hasText: '1 of 10' }).waitFor();
