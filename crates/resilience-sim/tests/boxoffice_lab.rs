@@ -172,6 +172,51 @@ fn propagated_deadlines_stop_work_nobody_waits_for() {
     assert!(u(&propagated["summary"]["payment"]["wasted"]) > 1_000);
 }
 
+/// A TimeLimiter around a semaphore Bulkhead times the call, not the wait for a permit:
+/// `TimeLimiterImpl.decorateCompletionStage` schedules its timeout after the supplier
+/// returns, and the bulkhead's supplier takes its permit (waiting up to `maxWaitDuration`)
+/// before it returns. Payment slow at 4 s, 20 purchases/s, 10 permits held 4 s each: 2.5
+/// calls/s get a permit, each after waiting close to the 3 s `maxWaitDuration`, so about 7
+/// s from start to answer. A timeout of 6 s is longer than any call and shorter than wait
+/// plus call: it must change nothing.
+#[test]
+fn a_time_limiter_around_a_semaphore_bulkhead_does_not_time_the_wait_for_a_permit() {
+    let with_time_limiter = |time_limiter: &str| {
+        run(
+            "cascading-failure",
+            "bulkhead",
+            &[
+                "--clients.purchases",
+                r#"{"class": "critical", "endpoint": "purchase", "rps": 20, "deadlineMs": 20000}"#,
+                "--clients.holds.rps",
+                "0",
+                "--clients.catalog.rps",
+                "0",
+                "--replicas.stacks.payment.bulkhead",
+                r#"{"maxConcurrentCalls": 10, "maxWaitDuration": "3s"}"#,
+                "--replicas.stacks.payment.fallback",
+                "null",
+                "--replicas.stacks.payment.timeLimiter",
+                time_limiter,
+            ],
+        )
+    };
+    let without = with_time_limiter("null");
+    let timed = with_time_limiter(r#"{"timeoutDuration": "6s"}"#);
+    // 10 permits / 4 s = 2.5 answers a second once the waits are full (30 s to 60 s).
+    let answered = sum(&without, 30, 60, |s| {
+        u(&s["clients"]["purchases"]["in_time"])
+    });
+    assert!((68..=82).contains(&answered), "{answered} answered in 30 s");
+    // Those answers took longer than the 6 s timeout: the wait was not timed.
+    assert!(u(&without["summary"]["clients"]["purchases"]["max_ms"]) > 6_500);
+    assert_eq!(
+        timed["summary"]["clients"]["purchases"],
+        without["summary"]["clients"]["purchases"]
+    );
+    assert_eq!(timed["seconds"], without["seconds"]);
+}
+
 // ---- 2. retry-storm -----------------------------------------------------------------------
 
 fn purchases_in_time(run: &Value, from: u64, to: u64) -> f64 {

@@ -59,7 +59,7 @@ fn breaker(exponential: bool) -> CircuitBreakerConfig {
             "NotFoundException".into(),
             "CardDeclinedException".into(),
         ],
-        // Resilience4j 2.3+: `initial-state` (CommonCircuitBreakerConfigurationProperties).
+        // Resilience4j 2.4+: `initial-state` (CommonCircuitBreakerConfigurationProperties).
         initial_state: State::HalfOpen,
         ..CircuitBreakerConfig::default()
     }

@@ -10,8 +10,11 @@
 //!   well-configured retry does not retry).
 //! - Breaker outside the retry: the breaker sees one outcome per logical call, after all
 //!   its retries, and an open breaker stops the retries from even starting.
-//! - Time limiter outside the bulkhead: the timeout includes the time spent waiting for a
-//!   bulkhead permit or a pool thread; inside it, only the call itself.
+//! - Time limiter outside the bulkhead: the timeout includes the time a call waits in a
+//!   thread-pool bulkhead's queue (`submit` returns at once), but not a wait for a
+//!   semaphore bulkhead's permit, which is taken on the caller's thread before the time
+//!   limiter schedules its timeout (`TimeLimiterImpl.decorateCompletionStage` calls the
+//!   supplier first): that wait ends with the permit or with `BulkheadFullException`.
 //!
 //! Resilience4j's default composition (the Spring Boot aspect order: Retry lowest
 //! precedence value, then CircuitBreaker, RateLimiter, TimeLimiter, Bulkhead), outermost

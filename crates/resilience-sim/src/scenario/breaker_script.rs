@@ -20,7 +20,7 @@
 //! ```
 //!
 //! The clock starts at 0 ms and only `advance_ms` moves it (firing the breaker's timers).
-//! The breaker starts CLOSED, or in the config's `initialState` (Resilience4j 2.3+:
+//! The breaker starts CLOSED, or in the config's `initialState` (Resilience4j 2.4+:
 //! `"initialState": "FORCED_OPEN"`, without a transition). As in Resilience4j, `success`
 //! and `error` do not need a prior `acquire`. A slow call is a `success` (or `error`) whose
 //! duration exceeds `slowCallDurationThreshold`.

@@ -218,7 +218,7 @@ pub struct CircuitBreakerConfig {
     pub record_exceptions: Vec<String>,
     /// Exceptions that count as neither success nor failure; checked first.
     pub ignore_exceptions: Vec<String>,
-    /// `initialState` (Resilience4j 2.3+): the state a new breaker starts in, without a
+    /// `initialState` (Resilience4j 2.4+): the state a new breaker starts in, without a
     /// transition event. Default CLOSED; any of the six states. OPEN starts with attempt 1
     /// and a fresh CLOSED-size window, HALF_OPEN with attempt 1 and its permits,
     /// FORCED_OPEN with attempt 1 (`CircuitBreakerStateMachine`'s constructor,

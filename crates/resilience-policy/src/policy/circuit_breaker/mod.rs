@@ -71,7 +71,7 @@
 //!   `transitionToStateAfterWaitDuration` (OPEN by default, or CLOSED).
 //! - Entering CLOSED or HALF_OPEN starts a fresh window (and a fresh `not_permitted`).
 //!
-//! A breaker starts CLOSED unless `initialState` (Resilience4j 2.3+) says otherwise. It
+//! A breaker starts CLOSED unless `initialState` (Resilience4j 2.4+) says otherwise. It
 //! then starts in that state at 0 ms without publishing a transition, as
 //! `CircuitBreakerStateMachine`'s constructor does: OPEN at attempt 1 with a fresh
 //! CLOSED-size window (its wait runs from 0 ms), HALF_OPEN at attempt 1 with its permits

@@ -173,14 +173,6 @@ impl Stack {
         self.bulkhead.as_ref().and_then(|b| b.next_deadline())
     }
 
-    /// Withdraws a waiter (its TimeLimiter fired first).
-    pub fn cancel_wait(&mut self, id: WaiterId) {
-        if let Some(b) = &mut self.bulkhead {
-            b.cancel(id);
-        }
-        self.waiters.remove(&id);
-    }
-
     /// Reports an outcome to the breaker: `None` for a success, or the exception's name.
     pub fn record(&mut self, now: Millis, duration: Millis, exception: Option<&str>) {
         if let Some(b) = &mut self.breaker {

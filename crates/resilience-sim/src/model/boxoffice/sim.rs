@@ -465,7 +465,7 @@ impl Sim {
                     .get(job)
                     .is_some_and(|j| j.attempt_seq == seq && j.pending == Pending::LimiterWait)
                 {
-                    self.time_limit_and_bulkhead(now, job);
+                    self.bulkhead_then_call(now, job);
                 }
             }
             Ev::TimeLimit(job, seq) => self.time_limited(now, job, seq),
@@ -942,17 +942,20 @@ impl Sim {
                 self.kernel
                     .schedule(now + ms, Ev::LimiterWaited(job_key, seq));
             }
-            _ => self.time_limit_and_bulkhead(now, job_key),
+            _ => self.bulkhead_then_call(now, job_key),
         }
     }
 
-    /// The TimeLimiter's clock starts, then the Bulkhead.
-    fn time_limit_and_bulkhead(&mut self, now: Millis, job_key: Key) {
+    /// The Bulkhead, then the call under the TimeLimiter's clock. A semaphore bulkhead
+    /// takes its permit on the caller's thread before the TimeLimiter schedules its timeout
+    /// (`TimeLimiterImpl.decorateCompletionStage` calls the supplier first), so a wait for a
+    /// permit is not timed: it ends with the permit or with `BulkheadFullException` at
+    /// `maxWaitDuration`, and the whole `timeoutDuration` is left for the call.
+    fn bulkhead_then_call(&mut self, now: Millis, job_key: Key) {
         let Some(job) = self.jobs.get_mut(job_key) else {
             return;
         };
         job.pending = Pending::Idle;
-        let seq = job.attempt_seq;
         let (r, d) = (
             job.replica as usize,
             self.endpoints[job.endpoint as usize].calls[job.call_index as usize] as usize,
@@ -962,10 +965,6 @@ impl Sim {
             self.send(now, job_key, false);
             return;
         };
-        if let Some(tl) = &stack.spec.time_limiter {
-            self.kernel
-                .schedule(now + tl.timeout_duration, Ev::TimeLimit(job_key, seq));
-        }
         match stack.enter_bulkhead(now, job_key) {
             Entry::BulkheadFull => {
                 self.attempt_ended(now, job_key, Attempt::Failure(Outcome::BulkheadFull))
@@ -982,9 +981,26 @@ impl Sim {
             }
             _ => {
                 let permit = stack.bulkhead.is_some();
-                self.send(now, job_key, permit);
+                self.time_limited_call(now, job_key, permit);
             }
         }
+    }
+
+    /// The call, with the TimeLimiter's timeout (if the stack has one) from now.
+    fn time_limited_call(&mut self, now: Millis, job_key: Key, permit: bool) {
+        let Some(job) = self.jobs.get(job_key) else {
+            return;
+        };
+        let (r, d) = (job.replica as usize, self.dep_of(job) as usize);
+        let timeout = self.replicas[r].stacks[d]
+            .as_ref()
+            .and_then(|s| s.spec.time_limiter.as_ref())
+            .map(|tl| tl.timeout_duration);
+        if let Some(timeout) = timeout {
+            self.kernel
+                .schedule(now + timeout, Ev::TimeLimit(job_key, job.attempt_seq));
+        }
+        self.send(now, job_key, permit);
     }
 
     /// The HTTP call: connect, send, and the read timeout.
@@ -1072,7 +1088,7 @@ impl Sim {
         for job in woken {
             if let Some(j) = self.jobs.get_mut(job) {
                 j.pending = Pending::Idle;
-                self.send(now, job, true);
+                self.time_limited_call(now, job, true);
             }
         }
     }
@@ -1184,12 +1200,8 @@ impl Sim {
             job.replica as usize,
             self.endpoints[job.endpoint as usize].calls[job.call_index as usize] as usize,
         );
+        // Only a call is timed: a wait for a permit ended before the clock started.
         match job.pending {
-            Pending::BulkheadWait(id) => {
-                if let Some(s) = self.replicas[r].stacks[d].as_mut() {
-                    s.cancel_wait(id);
-                }
-            }
             Pending::InCall(call_key) => {
                 // The caller stops waiting; the call keeps its connection and permit.
                 if let Some(c) = self.calls.get_mut(call_key) {
