@@ -98,6 +98,9 @@ fn outcome_words(outcome: Outcome) -> &'static str {
         Outcome::BulkheadFull => "BulkheadFullException",
         Outcome::CallNotPermitted => "CallNotPermittedException",
         Outcome::NoFreeThread => "no free thread",
+        // Not in Demo 13's stacks (no time limiter, no rate limiter).
+        Outcome::TimeLimited => "TimeoutException: the time limiter stopped waiting",
+        Outcome::RequestNotPermitted => "RequestNotPermitted: refused by the rate limiter",
     }
 }
 

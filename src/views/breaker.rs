@@ -486,6 +486,17 @@ fn cause(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str)
             "not permitted",
             "refused by the breaker (CallNotPermittedException)",
         ),
+        // The tick model has no time limiter or rate limiter.
+        Some(Outcome::TimeLimited) => (
+            " timeout",
+            "timeout",
+            "timed out by the time limiter (TimeoutException)",
+        ),
+        Some(Outcome::RequestNotPermitted) => (
+            " error",
+            "not permitted",
+            "refused by the rate limiter (RequestNotPermitted)",
+        ),
         None => ("", "", ""),
     }
 }

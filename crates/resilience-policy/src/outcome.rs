@@ -28,10 +28,17 @@ pub enum Outcome {
     CallNotPermitted,
     /// No worker thread was free to make the call (RejectedExecutionException).
     NoFreeThread,
+    /// A TimeLimiter stopped waiting (`java.util.concurrent.TimeoutException`, not an
+    /// `IOException`); the call itself may still be running.
+    TimeLimited,
+    /// Refused by a rate limiter (RequestNotPermitted): the call never left. Resilience4j's
+    /// retry treats it like any exception (the spec's guard names only the other two
+    /// refusals).
+    RequestNotPermitted,
 }
 
 impl Outcome {
-    pub const ALL: [Outcome; 9] = [
+    pub const ALL: [Outcome; 11] = [
         Outcome::Success,
         Outcome::SlowSuccess,
         Outcome::ConnectFailure,
@@ -41,6 +48,8 @@ impl Outcome {
         Outcome::BulkheadFull,
         Outcome::CallNotPermitted,
         Outcome::NoFreeThread,
+        Outcome::TimeLimited,
+        Outcome::RequestNotPermitted,
     ];
 
     /// The exception a Java client would throw, or `None` for an answer.
@@ -54,6 +63,8 @@ impl Outcome {
             Outcome::BulkheadFull => Some("BulkheadFullException"),
             Outcome::CallNotPermitted => Some("CallNotPermittedException"),
             Outcome::NoFreeThread => Some("RejectedExecutionException"),
+            Outcome::TimeLimited => Some("TimeoutException"),
+            Outcome::RequestNotPermitted => Some("RequestNotPermitted"),
         }
     }
 
@@ -82,6 +93,8 @@ impl Outcome {
             Outcome::BulkheadFull => "refused by the bulkhead (BulkheadFullException)",
             Outcome::CallNotPermitted => "refused by the open breaker (CallNotPermittedException)",
             Outcome::NoFreeThread => "no free worker thread",
+            Outcome::TimeLimited => "timed out by the time limiter (TimeoutException)",
+            Outcome::RequestNotPermitted => "refused by the rate limiter (RequestNotPermitted)",
         }
     }
 }

@@ -217,6 +217,56 @@ fn a_time_limiter_around_a_semaphore_bulkhead_does_not_time_the_wait_for_a_permi
     assert_eq!(timed["seconds"], without["seconds"]);
 }
 
+/// The Retry sees the TimeLimiter's `TimeoutException`, which is not an `IOException`:
+/// `retryExceptions: [IOException]` does not retry it, `[TimeoutException]` does. Payment
+/// slow at 4 s, a 1 s TimeLimiter: every attempt times out.
+#[test]
+fn a_time_limiter_timeout_is_retried_only_if_the_retry_names_timeout_exception() {
+    let payment_calls_per_purchase = |retry_exceptions: &str| {
+        let run = run(
+            "cascading-failure",
+            "unprotected",
+            &[
+                "--replicas.stacks.payment.retry",
+                &format!(
+                    r#"{{"maxAttempts": 3, "waitDuration": "100ms", "retryExceptions": ["{retry_exceptions}"]}}"#
+                ),
+                "--replicas.stacks.payment.timeLimiter",
+                r#"{"timeoutDuration": "1s"}"#,
+            ],
+        );
+        let calls = sum(&run, 30, 50, |s| u(&s["payment"]["offered"]));
+        let purchases = sum(&run, 30, 50, |s| u(&s["clients"]["purchases"]["offered"]));
+        calls as f64 / purchases as f64
+    };
+    assert_eq!(payment_calls_per_purchase("IOException"), 1.0);
+    let retried = payment_calls_per_purchase("TimeoutException");
+    assert!(retried > 1.5, "{retried} calls per purchase");
+}
+
+/// `RequestNotPermitted` from the stack's own RateLimiter is retried like any exception
+/// (a Retry with no lists retries every exception but the breaker's and the bulkhead's
+/// refusals). 50 permits a second for 100 purchases a second, healthy payment (200 ms):
+/// 1,000 purchases in 20 s get a permit, and some of them only on their retry, 1 s later.
+#[test]
+fn a_rate_limiter_refusal_is_retried() {
+    let run = run(
+        "cascading-failure",
+        "unprotected",
+        &[
+            "--seconds",
+            "20",
+            "--replicas.stacks.payment.rateLimiter",
+            r#"{"limitForPeriod": 50, "limitRefreshPeriod": "1s", "timeoutDuration": 0}"#,
+            "--replicas.stacks.payment.retry",
+            r#"{"maxAttempts": 2, "waitDuration": "1s"}"#,
+        ],
+    );
+    let purchases = &run["summary"]["clients"]["purchases"];
+    assert_eq!(u(&purchases["in_time"]), 1_000);
+    assert!(u(&purchases["max_ms"]) >= 1_200, "{purchases}");
+}
+
 // ---- 2. retry-storm -----------------------------------------------------------------------
 
 fn purchases_in_time(run: &Value, from: u64, to: u64) -> f64 {

@@ -1271,11 +1271,14 @@ impl Sim {
         if attempt != Attempt::Failure(Outcome::CallNotPermitted) {
             stack.record(now, duration, exception);
         }
+        // The Retry sees the exception the breaker recorded: a TimeLimiter's
+        // `TimeoutException` is not an `IOException`, and `RequestNotPermitted` is retried
+        // like any exception the lists allow (Resilience4j's rule; the guard names only the
+        // breaker's and the bulkhead's refusals).
         let retry_outcome = match attempt {
             Attempt::Ok | Attempt::Declined => None,
-            // Our own limiter's refusal is a local refusal: never retried (the guard).
-            Attempt::RequestNotPermitted => None,
-            Attempt::TimeLimited => Some(Outcome::ReadTimeout),
+            Attempt::RequestNotPermitted => Some(Outcome::RequestNotPermitted),
+            Attempt::TimeLimited => Some(Outcome::TimeLimited),
             Attempt::Failure(o) => Some(o),
         };
         if let (Some(outcome), Some(retry), Some(c)) =

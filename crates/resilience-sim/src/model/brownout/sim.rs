@@ -581,22 +581,23 @@ impl Sim {
         let read_timeout = self.timeout.is_some_and(|t| t.releases_resource());
         self.on_pricing -= 1;
         self.counts.timeouts += 1;
-        let exception = if read_timeout {
+        let (exception, outcome) = if read_timeout {
             // The client closes the connection: the bulkhead thread is free at once, and
             // pricing goes on working on a call nobody will read.
             self.tasks[task as usize].freed = true;
             self.in_flight -= 1;
             self.wasted += 1;
             self.thread_freed(now);
-            READ_TIMEOUT_EXCEPTION
+            (READ_TIMEOUT_EXCEPTION, Outcome::ReadTimeout)
         } else {
             self.abandoned += 1;
-            TIMEOUT_EXCEPTION
+            (TIMEOUT_EXCEPTION, Outcome::TimeLimited)
         };
         let duration = now - self.requests[id as usize].attempt_started;
         self.breaker.on_error(now, duration, exception);
         self.note_breaker(now);
-        self.failed(now, id, Outcome::ReadTimeout);
+        // The retry sees the same exception as the breaker.
+        self.failed(now, id, outcome);
     }
 
     fn note_breaker(&mut self, now: Millis) {
