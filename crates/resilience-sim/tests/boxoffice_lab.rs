@@ -267,6 +267,30 @@ fn a_rate_limiter_refusal_is_retried() {
     assert!(u(&purchases["max_ms"]) >= 1_200, "{purchases}");
 }
 
+/// A TimeLimiter stops waiting but keeps the connection open (it completes the caller's
+/// future; nothing cancels the HTTP call), so a `dropStale` server cannot tell and serves
+/// the call for nobody. Payment: 10 workers of 200 ms (50 calls/s) for 100 purchases/s,
+/// so calls queue past the 1 s TimeLimiter; without propagated deadlines nothing is stale.
+#[test]
+fn a_time_limiter_timeout_leaves_the_call_queued_at_a_drop_stale_server() {
+    let run = run(
+        "cascading-failure",
+        "unprotected",
+        &[
+            "--seconds",
+            "20",
+            "--dependencies.payment",
+            r#"{"workers": 10, "queue": 1000, "serviceMs": 200, "dropStale": true}"#,
+            "--replicas.stacks.payment.timeLimiter",
+            r#"{"timeoutDuration": "1s"}"#,
+        ],
+    );
+    let payment = &run["summary"]["payment"];
+    assert_eq!(u(&payment["dropped_stale"]), 0, "{payment}");
+    // 50 calls a second served, most of them for callers that stopped waiting.
+    assert!(u(&payment["wasted"]) > 500, "{payment}");
+}
+
 // ---- 2. retry-storm -----------------------------------------------------------------------
 
 fn purchases_in_time(run: &Value, from: u64, to: u64) -> f64 {

@@ -1203,10 +1203,11 @@ impl Sim {
         // Only a call is timed: a wait for a permit ended before the clock started.
         match job.pending {
             Pending::InCall(call_key) => {
-                // The caller stops waiting; the call keeps its connection and permit.
+                // The caller stops waiting; the call keeps its connection and permit, so
+                // the server cannot tell (`caller_gone` stays false: a `dropStale` server
+                // still serves it, for nobody).
                 if let Some(c) = self.calls.get_mut(call_key) {
                     c.job_waiting = false;
-                    c.caller_gone = true;
                 }
                 if self.replicas[r].incarnation == job.incarnation {
                     self.replicas[r].on_dependency[d] =
