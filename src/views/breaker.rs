@@ -486,17 +486,9 @@ fn cause(outcome: Option<Outcome>) -> (&'static str, &'static str, &'static str)
             "not permitted",
             "refused by the breaker (CallNotPermittedException)",
         ),
-        // The tick model has no time limiter or rate limiter.
-        Some(Outcome::TimeLimited) => (
-            " timeout",
-            "timeout",
-            "timed out by the time limiter (TimeoutException)",
-        ),
-        Some(Outcome::RequestNotPermitted) => (
-            " error",
-            "not permitted",
-            "refused by the rate limiter (RequestNotPermitted)",
-        ),
+        // The tick model has no time limiter or rate limiter: the engine's own words.
+        Some(o @ Outcome::TimeLimited) => (" timeout", "timeout", o.describe()),
+        Some(o @ Outcome::RequestNotPermitted) => (" error", "not permitted", o.describe()),
         None => ("", "", ""),
     }
 }
