@@ -334,6 +334,8 @@ fn java_uses_the_builders_of_resilience4j() {
         ".waitIntervalFunctionInOpenState(IntervalFunction.ofExponentialBackoff(Duration.ofSeconds(15), 2.5, Duration.ofMinutes(5)))",
         ".waitDurationInOpenState(Duration.ofSeconds(15))",
         ".transitionToStateAfterWaitDuration(CircuitBreaker.State.CLOSED)",
+        // CircuitBreakerConfig.Builder.initialState takes a CircuitBreaker.State.
+        ".initialState(CircuitBreaker.State.HALF_OPEN)",
         ".recordExceptions(IOException.class, HttpServerErrorException.class, FeignException.class)",
         ".ignoreExceptions(CallNotPermittedException.class, HttpClientErrorException.NotFound.class, CardDeclinedException.class)",
         ".intervalFunction(IntervalFunction.ofExponentialRandomBackoff(Duration.ofMillis(250), 3.0, 0.25, Duration.ofSeconds(10)))",
@@ -472,6 +474,82 @@ fn notes_become_comments() {
     assert!(to_yaml(&instances).contains("      payment:\n        # A note.\n"));
     assert!(to_java(&instances).contains("// A note.\n"));
     assert!(to_properties(&instances).contains("# payment: A note.\n"));
+}
+
+/// `initial-state` and `transition-to-state-after-wait-duration` are keys of Resilience4j
+/// 2.4.0 on (neither setter is in v2.3.0): a breaker that keeps their defaults (CLOSED,
+/// OPEN) is written without them, so it binds on 2.0 to 2.3 too; one that changes them
+/// says which version it needs.
+#[test]
+fn keys_of_resilience4j_2_4_are_written_only_when_they_change_something() {
+    let plain = vec![Instance::new(
+        "payment",
+        PolicyConfig::CircuitBreaker(CircuitBreakerConfig::default()),
+    )];
+    for text in [to_yaml(&plain), to_properties(&plain), to_java(&plain)] {
+        assert!(
+            !text.contains("transition-to-state") && !text.contains("transitionToState"),
+            "{text}"
+        );
+        assert!(
+            !text.contains("initial-state") && !text.contains("initialState"),
+            "{text}"
+        );
+        assert!(!text.contains("2.4.0"), "{text}");
+    }
+    let changed = vec![Instance::new(
+        "payment",
+        PolicyConfig::CircuitBreaker(CircuitBreakerConfig {
+            transition_to_state_after_wait_duration: State::Closed,
+            ..CircuitBreakerConfig::default()
+        }),
+    )];
+    let yaml = to_yaml(&changed);
+    assert!(
+        yaml.contains("transition-to-state-after-wait-duration: CLOSED"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("Resilience4j 2.4.0"), "{yaml}");
+}
+
+/// Spring Boot's `setExponentialBackoffMultiplier` throws for 0 or less, though
+/// `IntervalFunction.ofExponentialBackoff` (and the engine) take it: the export says so.
+#[test]
+fn a_breaker_multiplier_spring_refuses_carries_a_note() {
+    let zero = Instance::new(
+        "payment",
+        PolicyConfig::CircuitBreaker(CircuitBreakerConfig {
+            wait_interval_function_in_open_state: Some(OpenWaitFunction::Exponential {
+                initial: 1_000,
+                multiplier: 0.0,
+                max: None,
+            }),
+            ..CircuitBreakerConfig::default()
+        }),
+    );
+    assert!(
+        zero.notes
+            .iter()
+            .any(|n| n.contains("exponential-backoff-multiplier of 0 or less")),
+        "{:?}",
+        zero.notes
+    );
+    assert!(breaker_instance_notes(2.0).is_empty());
+}
+
+fn breaker_instance_notes(multiplier: f64) -> Vec<String> {
+    Instance::new(
+        "payment",
+        PolicyConfig::CircuitBreaker(CircuitBreakerConfig {
+            wait_interval_function_in_open_state: Some(OpenWaitFunction::Exponential {
+                initial: 1_000,
+                multiplier,
+                max: None,
+            }),
+            ..CircuitBreakerConfig::default()
+        }),
+    )
+    .notes
 }
 
 #[test]
@@ -704,6 +782,10 @@ fn what_spring_would_refuse_is_refused() {
         ("resilience4j.circuitbreaker.instances.a.enable-randomized-wait: true\nresilience4j.circuitbreaker.instances.a.wait-duration-in-open-state: 1s\n", 1, "randomized"),
         // Set twice.
         ("resilience4j.bulkhead.instances.a.max-concurrent-calls: 2\nresilience4j.bulkhead.instances.a.maxConcurrentCalls: 3\n", 2, "set twice"),
+        // Only the breaker's, the retry's and the two bulkheads' properties have
+        // `getBackends()`: Spring would ignore these blocks.
+        ("resilience4j.timelimiter.backends.a.timeout-duration: 2s\n", 1, "has no backends"),
+        ("resilience4j.ratelimiter.backends.a.limit-for-period: 5\n", 1, "has no backends"),
         // The engine's own limits: a retry names exceptions it knows.
         ("resilience4j.retry.instances.a.retry-exceptions: feign.FeignException\n", 1, "not an exception this simulation knows"),
     ] {
@@ -719,6 +801,15 @@ fn what_spring_would_refuse_is_refused() {
 fn a_whole_application_yml_may_be_pasted() {
     let text = "spring:\n  application:\n    name: shop\nmanagement.endpoints.web.exposure.include: '*'\nresilience4j:\n  circuitbreaker:\n    circuit-breaker-aspect-order: 1\n    tags:\n      team: checkout\n    instances:\n      a:\n        failure-rate-threshold: 25\n";
     assert_eq!(cb(text).failure_rate_threshold, 25.0);
+    // The metrics auto-configurations' switches are Spring Boot's, not a policy's.
+    let metrics = "resilience4j:\n  circuitbreaker:\n    metrics:\n      enabled: false\n      legacy:\n        enabled: true\n    instances:\n      a:\n        failure-rate-threshold: 25\n  retry.metrics.enabled: false\n";
+    assert_eq!(cb(metrics).failure_rate_threshold, 25.0);
+    // The breaker's `backends` are its instances, as in Resilience4j.
+    assert_eq!(
+        cb("resilience4j.circuitbreaker.backends.a.failure-rate-threshold: 30\n")
+            .failure_rate_threshold,
+        30.0
+    );
     let errors = read("spring:\n  application:\n    name: shop\n").unwrap_err();
     assert!(errors[0].contains("no resilience4j settings"));
 }

@@ -79,11 +79,15 @@ fn settings(config: &PolicyConfig) -> Vec<(&'static str, Val<'_>)> {
                     "max-wait-duration-in-half-open-state",
                     Ms(c.max_wait_duration_in_half_open_state),
                 ),
-                (
+            ]);
+            // Like initial-state, a key of Resilience4j 2.4.0 on: written only when it is
+            // not the default (OPEN), so the other exports also bind on 2.0 to 2.3.
+            if c.transition_to_state_after_wait_duration != State::Open {
+                out.push((
                     "transition-to-state-after-wait-duration",
                     Word(c.transition_to_state_after_wait_duration.as_str()),
-                ),
-            ]);
+                ));
+            }
             exceptions(&mut out, "record-exceptions", &c.record_exceptions);
             exceptions(&mut out, "ignore-exceptions", &c.ignore_exceptions);
         }
@@ -601,7 +605,7 @@ fn java_calls(
                 );
                 argument.insert_str(0, "SlidingWindowType.");
             }
-            "transition-to-state-after-wait-duration" => {
+            "transition-to-state-after-wait-duration" | "initial-state" => {
                 imports.insert("io.github.resilience4j.circuitbreaker.CircuitBreaker".to_string());
                 argument.insert_str(0, "CircuitBreaker.State.");
             }

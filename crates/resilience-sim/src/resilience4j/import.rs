@@ -577,11 +577,34 @@ fn place(entry: &Entry, segments: &[&str], layers: &mut Vec<Layer>) -> Result<()
     };
     let group = segments.get(2).map(|g| canonical(g));
     let config = match group.as_deref() {
-        Some("instances" | "backends") => false,
+        Some("instances") => false,
+        // Only these four properties classes have `getBackends()`: Spring ignores a time
+        // or rate limiter's `backends` block, so it is refused here rather than played.
+        Some("backends")
+            if matches!(
+                kind,
+                Kind::CircuitBreaker | Kind::Retry | Kind::Bulkhead | Kind::ThreadPoolBulkhead
+            ) =>
+        {
+            false
+        }
+        Some("backends") => {
+            return Err([
+                "not a ",
+                kind.label(),
+                " property: Resilience4j's ",
+                kind.label(),
+                " has no backends (Spring Boot ignores the block); use instances.NAME",
+            ]
+            .concat())
+        }
         // `CommonRateLimiterConfigurationProperties.getLimiters()` is its instances again.
         Some("limiters") if kind == Kind::RateLimiter => false,
         Some("configs") => true,
-        Some("tags") => return Ok(()),
+        // Switches of the Spring Boot integration, not of a policy: `metrics.enabled` and
+        // `metrics.legacy.enabled` (the `@ConditionalOnProperty` of each metrics
+        // auto-configuration), like `tags`.
+        Some("tags" | "metrics") => return Ok(()),
         Some(g) if g.ends_with("aspectorder") => return Ok(()),
         _ => {
             return Err([

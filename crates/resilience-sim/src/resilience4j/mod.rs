@@ -51,7 +51,7 @@ use crate::duration::{parse_spring_duration, parse_spring_duration_nanos};
 use crate::error::quote;
 use crate::exceptions;
 use crate::policy::bulkhead::{BulkheadConfig, ThreadPoolBulkheadConfig};
-use crate::policy::circuit_breaker::CircuitBreakerConfig;
+use crate::policy::circuit_breaker::{CircuitBreakerConfig, OpenWaitFunction, State};
 use crate::policy::rate_limiter::RateLimiterConfig;
 use crate::policy::retry::RetryConfig;
 use crate::policy::time_limiter::TimeLimiterConfig;
@@ -329,6 +329,18 @@ pub fn config_notes(config: &PolicyConfig) -> Vec<String> {
                         " below 1 (the builder takes it).",
                     ].concat());
                 }
+            }
+            if let Some(OpenWaitFunction::Exponential { multiplier, .. }) =
+                c.wait_interval_function_in_open_state
+            {
+                if multiplier <= 0.0 {
+                    notes.push("Spring Boot refuses an exponential-backoff-multiplier of 0 or less (IntervalFunction.ofExponentialBackoff takes it).".to_string());
+                }
+            }
+            if c.initial_state != State::Closed
+                || c.transition_to_state_after_wait_duration != State::Open
+            {
+                notes.push("initial-state and transition-to-state-after-wait-duration came with Resilience4j 2.4.0: earlier versions ignore the keys and have no such builder methods.".to_string());
             }
         }
         PolicyConfig::Retry(c) => {
