@@ -172,8 +172,8 @@ fn grpc_stops_retrying_past_about_9_percent() {
 #[test]
 fn aws_standard_spends_its_quota_and_falls_to_one() {
     let points = curve(AwsStandard);
-    // 3 attempts: 1 + f + f^2 while the quota holds (it gains 1 - f - 5 f^2 (1 + f) per
-    // request, positive below ~32 %).
+    // 3 attempts: 1 + f + f^2 while the quota holds (it gains 1 - f - 14 f^2 (1 + f) per
+    // request, positive below ~21.5 %: the SDKs' rules since 2026, a retry costs 14).
     close(at(&points, 0.01).amplification, 1.0101, 0.03, "1 %");
     close(at(&points, 0.1).amplification, 1.11, 0.03, "10 %");
     close(
@@ -183,9 +183,10 @@ fn aws_standard_spends_its_quota_and_falls_to_one() {
         "10 %: 1 - f^3",
     );
     // An empty quota retries what first-attempt successes pay for: a success earns 1, a
-    // failed retry costs 5 net, so r = (1 - f) / (5 f): 0.2 at 50 %. Approximate (the
-    // refund of a success after a retry depends on which retry), hence ± 0.05.
-    close(at(&points, 0.5).amplification, 1.2, 0.05, "50 %");
+    // failed retry costs 14 net, so r = (1 - f) / (14 f): 0.071 at 50 % (0.2 under the
+    // rules before 2026, 5 a retry). Approximate (the refund of a success after a retry
+    // depends on which retry), hence ± 0.03.
+    close(at(&points, 0.5).amplification, 1.0714, 0.03, "50 %");
     // Nothing succeeds, nothing comes back: the 500 tokens went in the warm-up.
     assert_eq!(at(&points, 1.0).amplification, 1.0);
 }
@@ -215,8 +216,8 @@ const ONSETS: [(RetryPolicyKind, f64, f64); 6] = [
     // 0.1 (1 - f) = f at 9.1 %; below, the count's excursions of 5 tokens get rarer
     // the stronger its upward drift: none at 2 % (drift + 0.078 per attempt).
     (Grpc, 0.02, 0.12),
-    // 1 - f = 5 f^2 (1 + f) at 32 %.
-    (AwsStandard, 0.25, 0.4),
+    // 1 - f = 14 f^2 (1 + f) at 21.5 % (32 % under the rules before 2026).
+    (AwsStandard, 0.18, 0.25),
     // 1 - 1/K = 50 %.
     (AdaptiveThrottling, 0.4, 0.6),
 ];

@@ -493,7 +493,7 @@ macro_rules! shown {
     };
 }
 
-const CONTROLS: [Control<L>; 35] = [
+const CONTROLS: [Control<L>; 36] = [
     Control {
         name: "yourPolicy",
         label: "Your policy",
@@ -671,7 +671,7 @@ const CONTROLS: [Control<L>; 35] = [
     Control {
         name: "awsStandard.retryCost",
         label: "Cost of a retry",
-        help: "Tokens a retry after an error takes (5); a success gives them back.",
+        help: "Tokens a retry after an error takes (14 since 2026, 5 before); a success gives them back.",
         kind: count(1, 100, "tokens"),
         section: Section::More,
         get: |l| ControlValue::Number(f64::from(l.settings.aws_standard.retry_cost)),
@@ -680,7 +680,7 @@ const CONTROLS: [Control<L>; 35] = [
     Control {
         name: "awsStandard.timeoutRetryCost",
         label: "Cost after a timeout",
-        help: "Tokens a retry after a timeout takes (10).",
+        help: "Tokens a retry after a timeout takes (14 since 2026, like any error; 10 before).",
         kind: count(1, 100, "tokens"),
         section: Section::More,
         get: |l| ControlValue::Number(f64::from(l.settings.aws_standard.timeout_retry_cost)),
@@ -732,9 +732,18 @@ const CONTROLS: [Control<L>; 35] = [
         set: |l, v| l.settings.grpc.max_backoff = number(v) as u64,
     },
     Control {
+        name: "awsStandard.baseBackoff",
+        label: "Backoff base",
+        help: "The first retry's longest wait, doubled for each later one (50 ms since 2026, 1 s before).",
+        kind: millis(10, 10_000, 10.0),
+        section: Section::More,
+        get: |l| ControlValue::Number(l.settings.aws_standard.base_backoff as f64),
+        set: |l, v| l.settings.aws_standard.base_backoff = number(v) as u64,
+    },
+    Control {
         name: "awsStandard.maxBackoff",
         label: "Backoff cap",
-        help: "The cap on min(b x 2^i, cap) (20 s).",
+        help: "The longest wait before jitter: b x min(base x 2^(i-1), cap) (20 s).",
         kind: millis(1_000, 600_000, 1_000.0),
         section: Section::More,
         get: |l| ControlValue::Number(l.settings.aws_standard.max_backoff as f64),

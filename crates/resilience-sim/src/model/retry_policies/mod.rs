@@ -12,7 +12,7 @@
 //! | `token-bucket` | Brooker 2022 | as `resilience4j` | a success earns 0.1 token, a retry costs 1 |
 //! | `finagle` | Finagle `RetryBudget` | as `resilience4j` | 20 % of requests over 10 s, plus 10 retries/s |
 //! | `grpc` | gRPC retry throttling | `maxAttempts` 4, jittered backoff | tokens 10, ratio 0.1, retry only above 5 |
-//! | `aws-standard` | AWS SDK standard mode | 3 attempts, `min(b 2^i, 20 s)` | a quota of 500, a retry costs 5 (10) |
+//! | `aws-standard` | AWS SDK standard mode (2026 rules) | 3 attempts, `b min(50 ms 2^(i-1), 20 s)` | a quota of 500, a retry costs 14 |
 //! | `adaptive-throttling` | Google SRE | 1 attempt, maybe dropped locally | `(requests - 2 accepts) / (requests + 1)` |
 //!
 //! Each brake is an engine policy with its own essay: [`crate::policy::retry::budget`]
@@ -123,7 +123,7 @@ impl RetryPolicyKind {
                 "gRPC retry throttling: maxAttempts 4, maxTokens 10, tokenRatio 0.1, retry above 5 tokens"
             }
             RetryPolicyKind::AwsStandard => {
-                "AWS SDK standard mode: 3 attempts, backoff min(b 2^i, 20 s), quota 500, retry 5 (timeout 10)"
+                "AWS SDK standard mode (2026): 3 attempts, backoff b min(50 ms 2^(i-1), 20 s), quota 500, a retry 14"
             }
             RetryPolicyKind::AdaptiveThrottling => {
                 "Google SRE adaptive throttling, K = 2 over 2 min: drops the client's own requests"
