@@ -18,7 +18,7 @@ const CEILING_KB = {
   'tick-demos': 169.5,
   amplification: 149,
   jitter: 135,
-  sandbox: 203,
+  sandbox: 203.5,
   pool: 147.5,
   brownout: 205,
   checkout: 188.5,
