@@ -2,7 +2,7 @@
 //! `retryThrottling`).
 //!
 //! gRPC retries per call like Resilience4j (`maxAttempts`, an exponential backoff with
-//! full jitter), and adds one shared brake per client channel and server: a token count.
+//! jitter), and adds one shared brake per client channel and server: a token count.
 //! It starts at `maxTokens`; **every** failed RPC attempt, first call or retry, takes one
 //! token, and every successful one gives back `tokenRatio`; the count stays within
 //! `[0, maxTokens]`. Retries are allowed only while `token_count > maxTokens / 2`: below
@@ -20,8 +20,12 @@
 //!   says more are rounded), and `maxTokens` is at most 1,000;
 //! - `maxAttempts` must be at least 2 and gRPC treats anything above 5 as 5: here a value
 //!   above 5 is refused rather than silently cut;
-//! - the wait before retry `n` (1 for the first) is uniform in
-//!   `[0, min(initialBackoff x backoffMultiplier^(n-1), maxBackoff)]`;
+//! - the wait before retry `n` (1 for the first) is
+//!   `min(initialBackoff x backoffMultiplier^(n-1), maxBackoff) x random(0.8, 1.2)`: the
+//!   gRFC's jitter of plus or minus 20 % since its revision of August 2024, as grpc-java's
+//!   `RetriableStream.intervalWithJitter` and grpc-go draw it (before, the wait was uniform
+//!   in `[0, min(..)]`), so a wait may be a little under `initialBackoff` or over
+//!   `maxBackoff`;
 //! - the gRFC has no defaults for the retry policy (the service config must set it):
 //!   `maxAttempts` 4 is this course's choice, the same 3 retries as the Resilience4j line,
 //!   and the backoff (0.1 s, x2, at most 1 s) is the gRFC's example. A server's pushback
@@ -148,10 +152,11 @@ impl GrpcRetry {
             return None;
         }
         let exponent = attempts.saturating_sub(1).min(64) as i32;
-        let bound = (self.config.initial_backoff as f64
+        let backoff = (self.config.initial_backoff as f64
             * self.config.backoff_multiplier.powi(exponent))
-        .min(self.config.max_backoff as f64) as Millis;
-        Some(rng.random_range(0..=bound))
+        .min(self.config.max_backoff as f64);
+        let jitter: f64 = rng.random_range(0.8..1.2);
+        Some((backoff * jitter) as Millis)
     }
 
     /// The token count.
@@ -199,20 +204,41 @@ mod tests {
     }
 
     #[test]
-    fn backoff_is_full_jitter_capped() {
+    fn backoff_is_capped_then_jittered_by_a_fifth() {
         let mut rng = Pcg64Mcg::seed_from_u64(3);
         let mut g = GrpcRetry::new(GrpcRetryConfig {
             max_attempts: 5,
             ..GrpcRetryConfig::default()
         })
         .unwrap();
-        for (attempt, bound) in [(1, 100), (2, 200), (3, 400), (4, 800)] {
+        // 100 ms, 200, 400, 800, each times random(0.8, 1.2); the cap (1 s) comes first.
+        for (attempt, backoff) in [(1, 100), (2, 200), (3, 400), (4, 800)] {
             let waits: Vec<Millis> = (0..200)
                 .map(|_| g.retry_after(attempt, &mut rng).unwrap())
                 .collect();
-            assert!(waits.iter().all(|w| *w <= bound));
-            assert!(waits.iter().any(|w| *w > bound * 3 / 4), "{attempt}");
+            assert!(
+                waits
+                    .iter()
+                    .all(|w| *w >= backoff * 8 / 10 && *w <= backoff * 12 / 10),
+                "{attempt}"
+            );
+            assert!(waits.iter().any(|w| *w < backoff * 9 / 10), "{attempt}");
+            assert!(waits.iter().any(|w| *w > backoff * 11 / 10), "{attempt}");
         }
+        let mut capped = GrpcRetry::new(GrpcRetryConfig {
+            max_attempts: 5,
+            max_backoff: 300,
+            ..GrpcRetryConfig::default()
+        })
+        .unwrap();
+        let waits: Vec<Millis> = (0..200)
+            .map(|_| capped.retry_after(4, &mut rng).unwrap())
+            .collect();
+        assert!(waits.iter().all(|w| (240..=360).contains(w)));
+        assert!(
+            waits.iter().any(|w| *w > 330),
+            "over maxBackoff, as the gRFC says"
+        );
     }
 
     #[test]
