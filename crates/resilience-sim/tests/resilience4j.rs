@@ -552,6 +552,40 @@ fn breaker_instance_notes(multiplier: f64) -> Vec<String> {
     .notes
 }
 
+/// Spring keeps only letters, digits, `_` and a `-` not first of a map key it reads without
+/// brackets: a name with any other character is written in brackets, and reads back whole.
+#[test]
+fn a_name_spring_would_change_is_written_in_brackets() {
+    let instances: Vec<Instance> = ["payment api", "-lead", "shop.payment", "payment_v2-eu"]
+        .into_iter()
+        .map(|name| Instance::new(name, PolicyConfig::Retry(RetryConfig::default())))
+        .collect();
+    let yaml = to_yaml(&instances);
+    for key in [
+        "\"[payment api]\":",
+        "\"[-lead]\":",
+        "\"[shop.payment]\":",
+        " payment_v2-eu:",
+    ] {
+        assert!(yaml.contains(key), "{key} in\n{yaml}");
+    }
+    let properties = to_properties(&instances);
+    for key in [
+        "instances.[payment\\ api].",
+        "instances.[-lead].",
+        "instances.payment_v2-eu.",
+    ] {
+        assert!(properties.contains(key), "{key} in\n{properties}");
+    }
+    for text in [yaml, properties] {
+        let names: Vec<String> = read(&text).unwrap().into_iter().map(|i| i.name).collect();
+        assert_eq!(
+            names,
+            ["payment api", "-lead", "shop.payment", "payment_v2-eu"]
+        );
+    }
+}
+
 #[test]
 fn no_instances_is_an_empty_fragment() {
     assert_eq!(to_yaml(&[]), "resilience4j:\n");

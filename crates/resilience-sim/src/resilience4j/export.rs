@@ -198,14 +198,22 @@ fn of_kind(instances: &[Instance], kind: Kind) -> impl Iterator<Item = &Instance
     instances.iter().filter(move |i| i.config.kind() == kind)
 }
 
-/// An instance name as a YAML key: plain when it can be, else quoted, in Spring's brackets
-/// when it holds a dot (so Spring does not split it).
-fn yaml_name(name: &str) -> String {
-    if !name.is_empty()
+/// A name Spring binds as written without brackets: letters, digits, `_` and `-`, not
+/// first. Spring drops any other character of an unbracketed map key
+/// (`ConfigurationPropertyName`'s original form), so `payment api` would bind as
+/// `paymentapi` and `-lead` as `lead`.
+fn plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && !name.starts_with('-')
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
-    {
+}
+
+/// An instance name as a YAML key: plain when it can be, else quoted, in Spring's brackets
+/// (so Spring keeps it whole).
+fn yaml_name(name: &str) -> String {
+    if plain_name(name) {
         return name.to_string();
     }
     let inner = bracketed(name);
@@ -231,11 +239,11 @@ fn yaml_name(name: &str) -> String {
     quoted
 }
 
-/// A name in Spring's brackets when it holds a dot.
+/// A name in Spring's brackets unless Spring binds it as written ([`plain_name`]).
 fn bracketed(name: &str) -> String {
-    match name.contains('.') {
-        true => ["[", name, "]"].concat(),
-        false => name.to_string(),
+    match plain_name(name) {
+        true => name.to_string(),
+        false => ["[", name, "]"].concat(),
     }
 }
 
