@@ -18,6 +18,7 @@
 //! levels; the reader never panics and reports at most [`MAX_ERRORS`] problems.
 
 use super::{check_size, on_line, Entry, MAX_DEPTH};
+use std::collections::BTreeSet;
 
 /// Problems reported before the reader gives up.
 pub const MAX_ERRORS: usize = 50;
@@ -33,6 +34,9 @@ struct Frame {
     prefix: String,
     /// The next index when this block is a list.
     list: Option<usize>,
+    /// The keys this block has had: Spring Boot's YAML loader refuses a key twice in one
+    /// map (`OriginTrackedYamlLoader`: `setAllowDuplicateKeys(false)`).
+    keys: BTreeSet<String>,
 }
 
 /// Reads a YAML fragment into its settings, in order, or every problem (one line each).
@@ -124,6 +128,7 @@ fn read_line(
                 indent,
                 prefix: path,
                 list: item.then_some(0),
+                keys: BTreeSet::new(),
             });
         } else {
             entries.push(Entry {
@@ -140,6 +145,7 @@ fn read_line(
             indent,
             prefix: String::new(),
             list: None,
+            keys: BTreeSet::new(),
         });
     }
     while frames
@@ -161,10 +167,22 @@ fn read_line(
             });
             frame.list = Some(n + 1);
         }
-        None => match map_line(rest, &frame.prefix)? {
-            Some(value) => value.into_entries(line, entries),
-            None => *open = Some((indent, key_path(&frame.prefix, rest), line)),
-        },
+        None => {
+            let (key, value) = map_line(rest, &frame.prefix)?;
+            if frame.keys.contains(&key) {
+                return Err([
+                    "`",
+                    &shorten(&key),
+                    "` is already a key of this block: Spring Boot refuses a key twice in one map",
+                ]
+                .concat());
+            }
+            frame.keys.insert(key);
+            match value {
+                Some(value) => value.into_entries(line, entries),
+                None => *open = Some((indent, key_path(&frame.prefix, rest), line)),
+            }
+        }
     }
     Ok(())
 }
@@ -228,21 +246,24 @@ fn key_path(prefix: &str, rest: &str) -> String {
     }
 }
 
-/// A `key: value` line: `Some` with its value, or `None` for `key:` (a block follows).
-fn map_line(rest: &str, prefix: &str) -> Result<Option<Value>, String> {
+/// A `key: value` line: its key, and `Some` with its value, or `None` for `key:` (a block
+/// follows).
+fn map_line(rest: &str, prefix: &str) -> Result<(String, Option<Value>), String> {
     if is_item(rest) {
         return Err("a list item where a key was expected".into());
     }
     let (key, after) = split_key(rest)?;
     let after = after.trim();
     if after.is_empty() || after.starts_with('#') {
-        return Ok(None);
+        return Ok((key, None));
     }
     let path = join(prefix, &key);
-    if after.starts_with('[') {
-        return Ok(Some(Value::List(path, flow_list(after)?)));
-    }
-    Ok(Some(Value::Scalar(path, scalar(after)?)))
+    let value = if after.starts_with('[') {
+        Value::List(path, flow_list(after)?)
+    } else {
+        Value::Scalar(path, scalar(after)?)
+    };
+    Ok((key, Some(value)))
 }
 
 /// Splits `key: rest`; the key may be quoted.
@@ -521,6 +542,13 @@ mod tests {
             ("a: {b: 1}\n", 1, "flow maps"),
             ("a: |\n  text\n", 1, "block scalars"),
             ("a: 1\n---\nb: 2\n", 2, "second YAML document"),
+            // Spring Boot's loader refuses a repeated key: it does not merge the blocks.
+            (
+                "a:\n  b: 1\n  c:\n    d: 2\n  c:\n    e: 3\n",
+                5,
+                "`c` is already a key",
+            ),
+            ("a: 1\nb: 2\na: 3\n", 3, "`a` is already a key"),
             ("a:\n\tb: 1\n", 2, "tab"),
             ("a:\n  - b: 1\n", 2, "list of maps"),
             ("a:\n  b: 1\n   c: 2\n", 3, "indentation"),
