@@ -221,7 +221,7 @@ fn import_section(
     // A fragment with several instances and none of the page's name: the learner chooses.
     let instances = RwSignal::new(Vec::<String>::new());
     let chosen = RwSignal::new(String::new());
-    // A YAML file with documents for Spring profiles: the learner chooses one (or none).
+    // A file with documents for Spring profiles: the learner chooses one (or none).
     let profiles = RwSignal::new(Vec::<String>::new());
     let profile = RwSignal::new(String::new());
     // The dialog opened again (its status cleared): the last import's problems go.

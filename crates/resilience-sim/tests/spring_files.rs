@@ -309,3 +309,110 @@ fn a_file_of_many_small_documents_is_refused_by_its_size() {
     let small = "spring.config.activate.on-profile: p\na.b: 1\n---\n".repeat(100);
     assert_eq!(resilience_sim::resilience4j::profiles(&small), ["p"]);
 }
+
+/// A document's `on-profile` is a profile expression, as Spring's `Profiles.of` reads it:
+/// `!`, `&`, `|`, parentheses, commas between expressions. With no profile chosen, Spring's
+/// `default` profile is the active one.
+#[test]
+fn on_profile_is_a_profile_expression_and_default_is_active_when_none_is_chosen() {
+    let threshold = |value: u32| {
+        format!("resilience4j.circuitbreaker.instances.a.failure-rate-threshold: {value}\n")
+    };
+    let text = [
+        threshold(10),
+        format!(
+            "---\nspring.config.activate.on-profile: \"!prod\"\n{}",
+            threshold(20)
+        ),
+        format!(
+            "---\nspring.config.activate.on-profile: prod & eu\n{}",
+            threshold(30)
+        ),
+        format!(
+            "---\nspring.config.activate.on-profile: (prod | dev) & !eu\n{}",
+            threshold(40)
+        ),
+        format!(
+            "---\nspring.config.activate.on-profile: default\n{}",
+            threshold(50)
+        ),
+    ]
+    .concat();
+    let read = |profile: Option<&str>| {
+        let fragment = read_fragment(&text, profile).unwrap_or_else(|e| panic!("{e:#?}"));
+        let skipped = fragment
+            .not_read
+            .iter()
+            .filter(|n| n.starts_with("document "))
+            .count();
+        (breaker(&fragment, "a").failure_rate_threshold, skipped)
+    };
+    // No profile: `default` is active, so `!prod` and `default` hold; the last one wins.
+    assert_eq!(read(None), (50.0, 2));
+    // prod alone: not `!prod`, not `prod & eu`, `(prod | dev) & !eu` yes, not `default`.
+    assert_eq!(read(Some("prod")), (40.0, 3));
+    // eu alone: `!prod` holds, nothing after it.
+    assert_eq!(read(Some("eu")), (20.0, 3));
+    assert_eq!(
+        resilience_sim::resilience4j::profiles(&text),
+        ["prod", "eu", "dev"]
+    );
+    // A comma is "or".
+    let either = format!(
+        "a: 1\n---\nspring.config.activate.on-profile: qa, prod\n{}",
+        threshold(60)
+    );
+    let fragment = read_fragment(&either, Some("prod")).unwrap();
+    assert_eq!(breaker(&fragment, "a").failure_rate_threshold, 60.0);
+}
+
+#[test]
+fn a_malformed_profile_expression_is_refused_on_its_line() {
+    for (expression, words) in [
+        ("prod & eu | dev", "need parentheses"),
+        ("(prod", "not closed"),
+        ("prod &", "ends too soon"),
+        ("&prod", "an operator where a profile name was expected"),
+        ("prod eu", "malformed"),
+    ] {
+        let text = format!(
+            "a.b: 1\n---\nspring.config.activate.on-profile: \"{expression}\"\nresilience4j.retry.instances.a.max-attempts: 2\n"
+        );
+        let errors = read_fragment(&text, None).unwrap_err();
+        assert!(
+            errors[0].starts_with("line 3: spring.config.activate.on-profile: ")
+                && errors[0].contains(words),
+            "{expression}: {errors:?}"
+        );
+    }
+    // Deep parentheses are refused, not recursed into without end.
+    let deep = format!("{}prod{}", "(".repeat(5_000), ")".repeat(5_000));
+    let text = format!("spring.config.activate.on-profile: {deep}\na.b: 1\n");
+    assert!(read_fragment(&text, Some("prod")).unwrap_err()[0].contains("nested deeper than 32"));
+}
+
+/// Spring Boot splits a `.properties` file into documents at `#---` and `!---` lines.
+#[test]
+fn a_properties_file_has_documents_too() {
+    let text = "\
+resilience4j.circuitbreaker.instances.a.failure-rate-threshold=25
+#---
+spring.config.activate.on-profile=prod
+resilience4j.circuitbreaker.instances.a.failure-rate-threshold=35
+!---
+resilience4j.circuitbreaker.instances.a.sliding-window-size=7
+";
+    let fragment = read_fragment(text, None).unwrap_or_else(|e| panic!("{e:#?}"));
+    assert_eq!(breaker(&fragment, "a").failure_rate_threshold, 25.0);
+    assert_eq!(breaker(&fragment, "a").sliding_window_size, 7);
+    assert_eq!(
+        fragment.not_read,
+        ["document 2 (line 3): only for the profile `prod` (no profile chosen: the default settings are read)"]
+    );
+    let fragment = read_fragment(text, Some("prod")).unwrap();
+    assert_eq!(breaker(&fragment, "a").failure_rate_threshold, 35.0);
+    assert_eq!(resilience_sim::resilience4j::profiles(text), ["prod"]);
+    // A problem in a later document is numbered in the whole file.
+    let bad = "a.b=1\n#---\nresilience4j.circuitbreaker.instances.a.failure-rate-threshold=500\n";
+    assert!(read_fragment(bad, None).unwrap_err()[0].starts_with("line 3: "));
+}

@@ -41,10 +41,11 @@ pub fn read_entries(text: &str) -> Result<Vec<Entry>, Vec<String>> {
     read_documents(text, None).map(|(entries, _)| entries)
 }
 
-/// The entries Spring would bind with `profile` active (or none): a YAML file's documents
-/// (`---`) without a profile condition, then those whose `spring.config.activate.on-profile`
-/// (or `spring.profiles`) names `profile`, a later document's setting replacing an
-/// earlier one's. Also says which documents were not read.
+/// The entries Spring would bind with `profile` active (or none): a file's documents
+/// (YAML's `---`, a `.properties` file's `#---` or `!---` lines) without a profile
+/// condition, then those whose `spring.config.activate.on-profile` (or `spring.profiles`)
+/// holds for `profile` ([`profile_condition_holds`]), a later document's setting
+/// replacing an earlier one's. Also says which documents were not read.
 pub fn read_documents(
     text: &str,
     profile: Option<&str>,
@@ -55,49 +56,48 @@ pub fn read_documents(
     if super::java::is_java(text) {
         return super::java::read(text).map(|entries| (entries, Vec::new()));
     }
-    if super::is_properties(text) {
-        return properties::read(text).map(|entries| (entries, Vec::new()));
-    }
     let mut entries: Vec<Entry> = Vec::new();
     let mut not_read = Vec::new();
     let mut errors = Vec::new();
-    for (number, (offset, document)) in yaml_documents(text).into_iter().enumerate() {
-        let read = match yaml::read(document) {
+    for (number, (offset, read)) in documents(text).into_iter().enumerate() {
+        let read = match read {
             Ok(read) => read,
             Err(problems) => {
                 errors.extend(problems.into_iter().map(|p| shift_line(&p, offset)));
                 continue;
             }
         };
-        let condition = read.iter().find(|e| {
-            matches!(
-                canonical(&e.key).as_str(),
-                "springconfigactivateonprofile" | "springprofiles"
-            )
-        });
-        if let Some(condition) = condition {
-            let active =
-                profile.is_some_and(|p| condition.value.split(',').any(|name| name.trim() == p));
-            if !active {
-                not_read.push(
-                    [
-                        "document ",
-                        &(number + 1).to_string(),
-                        " (line ",
-                        &(offset + condition.line).to_string(),
-                        "): only for the profile `",
-                        &crate::error::excerpt(&condition.value),
-                        "`",
-                        &match profile {
-                            Some(p) => [", not `", &crate::error::excerpt(p), "`"].concat(),
-                            None => {
-                                String::from(" (no profile chosen: the default settings are read)")
-                            }
-                        },
-                    ]
-                    .concat(),
-                );
-                continue;
+        if let Some(condition) = profile_condition(&read) {
+            match profile_condition_holds(&condition.value, profile) {
+                Ok(true) => {}
+                Ok(false) => {
+                    not_read.push(
+                        [
+                            "document ",
+                            &(number + 1).to_string(),
+                            " (line ",
+                            &(offset + condition.line).to_string(),
+                            "): only for the profile `",
+                            &crate::error::excerpt(&condition.value),
+                            "`",
+                            &match profile {
+                                Some(p) => [", not `", &crate::error::excerpt(p), "`"].concat(),
+                                None => String::from(
+                                    " (no profile chosen: the default settings are read)",
+                                ),
+                            },
+                        ]
+                        .concat(),
+                    );
+                    continue;
+                }
+                Err(problem) => {
+                    errors.push(super::on_line(
+                        offset + condition.line,
+                        &[&condition.key, ": ", &problem].concat(),
+                    ));
+                    continue;
+                }
             }
         }
         // As Spring binds documents: a later document's setting replaces an earlier one's
@@ -117,34 +117,231 @@ pub fn read_documents(
     }
 }
 
-/// The profiles a YAML file's documents are for (`spring.config.activate.on-profile`,
-/// `spring.profiles`), each once, in the order they first appear, at most 20: what a
-/// learner may choose from. A properties file or Java code has none.
+/// A file's documents, each read, with the number of lines before it.
+#[allow(clippy::type_complexity)]
+fn documents(text: &str) -> Vec<(usize, Result<Vec<Entry>, Vec<String>>)> {
+    if super::is_properties(text) {
+        properties_documents(text)
+            .into_iter()
+            .map(|(offset, document)| (offset, properties::read(document)))
+            .collect()
+    } else {
+        yaml_documents(text)
+            .into_iter()
+            .map(|(offset, document)| (offset, yaml::read(document)))
+            .collect()
+    }
+}
+
+/// A document's profile condition, if it has one.
+fn profile_condition(read: &[Entry]) -> Option<&Entry> {
+    read.iter().find(|e| {
+        matches!(
+            canonical(&e.key).as_str(),
+            "springconfigactivateonprofile" | "springprofiles"
+        )
+    })
+}
+
+/// The profiles a file's documents are for (`spring.config.activate.on-profile`,
+/// `spring.profiles`: each name of their expressions but `default`, which is active when
+/// none is chosen), each once, in the order they first appear, at most 20: what a learner
+/// may choose from. Java code has none.
 pub fn profiles(text: &str) -> Vec<String> {
     let text = crate::error::without_bom(text);
-    if super::check_size(text).is_err() || super::java::is_java(text) || super::is_properties(text)
-    {
+    if super::check_size(text).is_err() || super::java::is_java(text) {
         return Vec::new();
     }
     let mut out: Vec<String> = Vec::new();
-    for (_, document) in yaml_documents(text) {
-        let Ok(read) = yaml::read(document) else {
+    for (_, read) in documents(text) {
+        let Ok(read) = read else {
             continue;
         };
-        let condition = read.iter().find(|e| {
-            matches!(
-                canonical(&e.key).as_str(),
-                "springconfigactivateonprofile" | "springprofiles"
-            )
-        });
-        for name in condition.into_iter().flat_map(|c| c.value.split(',')) {
-            let name = name.trim();
-            if !name.is_empty() && !out.iter().any(|known| known == name) && out.len() < 20 {
-                out.push(name.to_string());
+        let Some(condition) = profile_condition(&read) else {
+            continue;
+        };
+        for token in condition.value.split(',').flat_map(profile_tokens) {
+            if let ProfileToken::Name(name) = token {
+                if name != "default" && !out.iter().any(|known| known == name) && out.len() < 20 {
+                    out.push(name.to_string());
+                }
             }
         }
     }
     out
+}
+
+/// Whether a profile condition holds, as Spring's `Profiles.of` reads it: expressions
+/// separated by commas (any one holding is enough), each a profile name, `!` before an
+/// expression, `&` or `|` between them (not both without parentheses), and parentheses.
+/// The active profile is `profile`, or when none is chosen Spring's `default` profile.
+pub fn profile_condition_holds(condition: &str, profile: Option<&str>) -> Result<bool, String> {
+    let active = profile.unwrap_or("default");
+    let mut holds = false;
+    for expression in condition.split(',') {
+        let tokens = profile_tokens(expression);
+        if tokens.is_empty() {
+            return Err([
+                "an empty profile expression in `",
+                &crate::error::excerpt(condition),
+                "`",
+            ]
+            .concat());
+        }
+        let mut parser = ProfileParser {
+            tokens: &tokens,
+            at: 0,
+            active,
+            depth: 0,
+        };
+        let value = parser.expression()?;
+        if parser.at != tokens.len() {
+            return Err(malformed(expression));
+        }
+        holds |= value;
+    }
+    Ok(holds)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum ProfileToken<'a> {
+    Name(&'a str),
+    Not,
+    And,
+    Or,
+    Open,
+    Close,
+}
+
+fn profile_tokens(expression: &str) -> Vec<ProfileToken<'_>> {
+    let mut tokens = Vec::new();
+    let mut rest = expression;
+    while let Some(c) = rest.chars().next() {
+        let token = match c {
+            '!' => Some(ProfileToken::Not),
+            '&' => Some(ProfileToken::And),
+            '|' => Some(ProfileToken::Or),
+            '(' => Some(ProfileToken::Open),
+            ')' => Some(ProfileToken::Close),
+            c if c.is_whitespace() => None,
+            _ => {
+                let end = rest
+                    .find(|c: char| "!&|()".contains(c) || c.is_whitespace())
+                    .unwrap_or(rest.len());
+                tokens.push(ProfileToken::Name(&rest[..end]));
+                rest = &rest[end..];
+                continue;
+            }
+        };
+        tokens.extend(token);
+        rest = &rest[c.len_utf8()..];
+    }
+    tokens
+}
+
+fn malformed(expression: &str) -> String {
+    [
+        "a malformed profile expression `",
+        &crate::error::excerpt(expression.trim()),
+        "` (Spring Boot would not start)",
+    ]
+    .concat()
+}
+
+/// Parentheses nested deeper than this are refused: the parser recurses on them.
+const MAX_PROFILE_DEPTH: usize = 32;
+
+struct ProfileParser<'a, 't> {
+    tokens: &'t [ProfileToken<'a>],
+    at: usize,
+    active: &'a str,
+    depth: usize,
+}
+
+impl<'a> ProfileParser<'a, '_> {
+    fn next(&self) -> Option<ProfileToken<'a>> {
+        self.tokens.get(self.at).copied()
+    }
+
+    /// Terms joined by one operator, `&` or `|`.
+    fn expression(&mut self) -> Result<bool, String> {
+        let mut value = self.term()?;
+        let Some(operator) = self
+            .next()
+            .filter(|t| matches!(t, ProfileToken::And | ProfileToken::Or))
+        else {
+            return Ok(value);
+        };
+        while self.next() == Some(operator) {
+            self.at += 1;
+            let right = self.term()?;
+            value = match operator {
+                ProfileToken::And => value && right,
+                _ => value || right,
+            };
+        }
+        match self.next() {
+            Some(ProfileToken::And | ProfileToken::Or) => {
+                Err("`&` and `|` in one expression need parentheses".into())
+            }
+            _ => Ok(value),
+        }
+    }
+
+    fn term(&mut self) -> Result<bool, String> {
+        let token = self.next().ok_or("a profile expression ends too soon")?;
+        self.at += 1;
+        match token {
+            ProfileToken::Name(name) => Ok(name == self.active),
+            ProfileToken::Not => Ok(!self.term()?),
+            ProfileToken::Open => {
+                self.depth += 1;
+                if self.depth > MAX_PROFILE_DEPTH {
+                    return Err([
+                        "parentheses nested deeper than ",
+                        &MAX_PROFILE_DEPTH.to_string(),
+                    ]
+                    .concat());
+                }
+                let value = self.expression()?;
+                self.depth -= 1;
+                match self.next() {
+                    Some(ProfileToken::Close) => {
+                        self.at += 1;
+                        Ok(value)
+                    }
+                    _ => Err("a `(` that is not closed".into()),
+                }
+            }
+            _ => Err("an operator where a profile name was expected".into()),
+        }
+    }
+}
+
+/// A `.properties` file's documents with the number of lines before each: split at lines
+/// that are exactly `#---` or `!---` (Spring Boot's multi-document properties files; a
+/// marker line itself belongs to no document).
+fn properties_documents(text: &str) -> Vec<(usize, &str)> {
+    let mut documents = Vec::new();
+    let mut start = 0;
+    let mut start_line = 0;
+    let mut at = 0;
+    for (index, line) in text.split('\n').enumerate() {
+        let end = at + line.len();
+        let bare = line.trim_end_matches('\r');
+        if bare == "#---" || bare == "!---" {
+            documents.push((start_line, &text[start..at]));
+            start = (end + 1).min(text.len());
+            start_line = index + 1;
+        }
+        at = end + 1;
+    }
+    documents.push((start_line, &text[start.min(text.len())..]));
+    documents.retain(|(_, d)| !d.trim().is_empty());
+    if documents.is_empty() {
+        documents.push((0, ""));
+    }
+    documents
 }
 
 /// A YAML stream's documents with the number of lines before each: split at `---` and
