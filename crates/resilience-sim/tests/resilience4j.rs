@@ -516,23 +516,12 @@ fn keys_of_resilience4j_2_4_are_written_only_when_they_change_something() {
 /// `IntervalFunction.ofExponentialBackoff` (and the engine) take it: the export says so.
 #[test]
 fn a_breaker_multiplier_spring_refuses_carries_a_note() {
-    let zero = Instance::new(
-        "payment",
-        PolicyConfig::CircuitBreaker(CircuitBreakerConfig {
-            wait_interval_function_in_open_state: Some(OpenWaitFunction::Exponential {
-                initial: 1_000,
-                multiplier: 0.0,
-                max: None,
-            }),
-            ..CircuitBreakerConfig::default()
-        }),
-    );
+    let notes = breaker_instance_notes(0.0);
     assert!(
-        zero.notes
+        notes
             .iter()
             .any(|n| n.contains("exponential-backoff-multiplier of 0 or less")),
-        "{:?}",
-        zero.notes
+        "{notes:?}"
     );
     assert!(breaker_instance_notes(2.0).is_empty());
 }

@@ -319,48 +319,35 @@ impl<'a> ProfileParser<'a, '_> {
 }
 
 /// A `.properties` file's documents with the number of lines before each: split at lines
-/// that are exactly `#---` or `!---` (Spring Boot's multi-document properties files; a
-/// marker line itself belongs to no document).
+/// that are exactly `#---` or `!---` (Spring Boot's multi-document properties files).
 fn properties_documents(text: &str) -> Vec<(usize, &str)> {
-    let mut documents = Vec::new();
-    let mut start = 0;
-    let mut start_line = 0;
-    let mut at = 0;
-    for (index, line) in text.split('\n').enumerate() {
-        let end = at + line.len();
-        let bare = line.trim_end_matches('\r');
-        if bare == "#---" || bare == "!---" {
-            documents.push((start_line, &text[start..at]));
-            start = (end + 1).min(text.len());
-            start_line = index + 1;
-        }
-        at = end + 1;
-    }
-    documents.push((start_line, &text[start.min(text.len())..]));
-    documents.retain(|(_, d)| !d.trim().is_empty());
-    if documents.is_empty() {
-        documents.push((0, ""));
-    }
-    documents
+    split_documents(text, |line| line == "#---" || line == "!---")
 }
 
 /// A YAML stream's documents with the number of lines before each: split at `---` and
-/// `...` lines at column 0 (a marker line itself belongs to no document).
+/// `...` lines at column 0.
 fn yaml_documents(text: &str) -> Vec<(usize, &str)> {
+    split_documents(text, |line| {
+        ["---", "..."].iter().any(|m| {
+            line == *m
+                || line
+                    .strip_prefix(m)
+                    .is_some_and(|r| r.starts_with([' ', '\t']))
+        })
+    })
+}
+
+/// `text` split at the lines `is_marker` says end a document (a marker line itself
+/// belongs to no document), with the number of lines before each; blank documents left
+/// out, but always one.
+fn split_documents(text: &str, is_marker: impl Fn(&str) -> bool) -> Vec<(usize, &str)> {
     let mut documents = Vec::new();
     let mut start = 0;
     let mut start_line = 0;
     let mut at = 0;
     for (index, line) in text.split('\n').enumerate() {
         let end = at + line.len();
-        let bare = line.trim_end_matches('\r');
-        let marker = ["---", "..."].iter().any(|m| {
-            bare == *m
-                || bare
-                    .strip_prefix(m)
-                    .is_some_and(|r| r.starts_with([' ', '\t']))
-        });
-        if marker {
+        if is_marker(line.trim_end_matches('\r')) {
             documents.push((start_line, &text[start..at]));
             start = (end + 1).min(text.len());
             start_line = index + 1;
