@@ -123,7 +123,7 @@ impl RetryPolicyKind {
                 "gRPC retry throttling: maxAttempts 4, maxTokens 10, tokenRatio 0.1, retry above 5 tokens"
             }
             RetryPolicyKind::AwsStandard => {
-                "AWS SDK standard mode (2026): 3 attempts, backoff b min(50 ms 2^(i-1), 20 s), quota 500, a retry 14"
+                "AWS SDK standard mode (the 2026 rules): 3 attempts, backoff b x min(50 ms x 2^(i-1), 20 s), a quota of 500 tokens, 14 a retry"
             }
             RetryPolicyKind::AdaptiveThrottling => {
                 "Google SRE adaptive throttling, K = 2 over 2 min: drops the client's own requests"
