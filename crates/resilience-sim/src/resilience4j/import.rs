@@ -117,9 +117,11 @@ pub fn read_documents(
     }
 }
 
+/// One document read: its settings, or every problem (one line each).
+type ReadDocument = Result<Vec<Entry>, Vec<String>>;
+
 /// A file's documents, each read, with the number of lines before it.
-#[allow(clippy::type_complexity)]
-fn documents(text: &str) -> Vec<(usize, Result<Vec<Entry>, Vec<String>>)> {
+fn documents(text: &str) -> Vec<(usize, ReadDocument)> {
     if super::is_properties(text) {
         properties_documents(text)
             .into_iter()
