@@ -111,7 +111,7 @@ fn placeholders_read_their_default_and_the_default_profile_is_read() {
     assert_eq!(cb.failure_rate_threshold, 60.0);
     assert_eq!(
         fragment.not_read,
-        ["document 2 (line 13): only for the profile `prod` (no profile chosen: the default settings are read)"]
+        ["document 2 (line 13): its profile condition `prod` does not hold (no profile chosen: Spring's `default` profile is the active one)"]
     );
 }
 
@@ -407,7 +407,7 @@ resilience4j.circuitbreaker.instances.a.sliding-window-size=7
     assert_eq!(breaker(&fragment, "a").sliding_window_size, 7);
     assert_eq!(
         fragment.not_read,
-        ["document 2 (line 3): only for the profile `prod` (no profile chosen: the default settings are read)"]
+        ["document 2 (line 3): its profile condition `prod` does not hold (no profile chosen: Spring's `default` profile is the active one)"]
     );
     let fragment = read_fragment(text, Some("prod")).unwrap();
     assert_eq!(breaker(&fragment, "a").failure_rate_threshold, 35.0);

@@ -77,13 +77,13 @@ pub fn read_documents(
                             &(number + 1).to_string(),
                             " (line ",
                             &(offset + condition.line).to_string(),
-                            "): only for the profile `",
+                            "): its profile condition `",
                             &crate::error::excerpt(&condition.value),
-                            "`",
+                            "` does not hold ",
                             &match profile {
-                                Some(p) => [", not `", &crate::error::excerpt(p), "`"].concat(),
+                                Some(p) => ["for `", &crate::error::excerpt(p), "`"].concat(),
                                 None => String::from(
-                                    " (no profile chosen: the default settings are read)",
+                                    "(no profile chosen: Spring's `default` profile is the active one)",
                                 ),
                             },
                         ]
