@@ -467,6 +467,50 @@ public class ResilienceConfig {
     );
 }
 
+/// The thread-pool builder's setters throw for a size below 1 or a queue below 0, where
+/// Spring Boot's properties skip the value and keep the default (`buildConfig` sets a size
+/// only when it is positive): Java is refused, YAML keeps the default with a note.
+#[test]
+fn java_thread_pool_sizes_the_builder_refuses_are_refused() {
+    let java = "ThreadPoolBulkheadConfig pool = ThreadPoolBulkheadConfig.custom()
+    .coreThreadPoolSize(0)
+    .maxThreadPoolSize(2)
+    .queueCapacity(-1)
+    .build();
+";
+    let problems = r4j::read_fragment(java, None).unwrap_err();
+    assert_eq!(problems.len(), 2, "{problems:?}");
+    assert!(
+        problems[0].starts_with(
+            "line 2: .coreThreadPoolSize(0): the builder throws IllegalArgumentException"
+        ),
+        "{problems:?}"
+    );
+    assert!(
+        problems[1]
+            .starts_with("line 4: .queueCapacity(-1): the builder throws IllegalArgumentException"),
+        "{problems:?}"
+    );
+    let yaml = r4j::read_fragment(
+        "resilience4j.thread-pool-bulkhead.instances.pool:\n  core-thread-pool-size: 0\n  max-thread-pool-size: 4\n  queue-capacity: -1\n",
+        None,
+    )
+    .unwrap();
+    let PolicyConfig::ThreadPoolBulkhead(c) = &yaml.instances[0].config else {
+        panic!("{yaml:?}");
+    };
+    // The defaults with the simulation's 4 processors: core 3 and a queue of 100.
+    assert_eq!(
+        (
+            c.core_thread_pool_size,
+            c.max_thread_pool_size,
+            c.queue_capacity
+        ),
+        (3, 4, 100)
+    );
+    assert_eq!(yaml.instances[0].notes.len(), 2, "{yaml:?}");
+}
+
 #[test]
 fn notes_become_comments() {
     let instances =
@@ -798,6 +842,12 @@ fn what_spring_would_refuse_is_refused() {
         ("resilience4j.retry.instances.a.retry-exceptions: IOException\n", 1, "java.io.IOException"),
         // The builder: max threads at least the core.
         ("resilience4j.thread-pool-bulkhead.instances.a:\n  core-thread-pool-size: 5\n  max-thread-pool-size: 2\n", 3, "coreThreadPoolSize"),
+        // Spring builds each base alone first: a core size above the default maximum (the
+        // processors, 4 here) fails there, although the instance raises the maximum.
+        ("resilience4j.thread-pool-bulkhead:\n  configs:\n    default:\n      core-thread-pool-size: 8\n  instances:\n    a:\n      max-thread-pool-size: 16\n", 4, "coreThreadPoolSize"),
+        ("resilience4j.thread-pool-bulkhead:\n  configs:\n    shared:\n      core-thread-pool-size: 6\n  instances:\n    a:\n      base-config: shared\n      max-thread-pool-size: 8\n", 4, "coreThreadPoolSize"),
+        // ... and every `configs.NAME` at startup, even one no instance uses.
+        ("resilience4j.thread-pool-bulkhead:\n  configs:\n    shared:\n      core-thread-pool-size: 6\n  instances:\n    a:\n      queue-capacity: 5\n", 4, "coreThreadPoolSize"),
         // A base that is not there.
         ("resilience4j.retry.instances.a.base-config: shared\n", 1, "no configs.shared"),
         // What the simulation has no model for.

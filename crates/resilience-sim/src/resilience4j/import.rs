@@ -715,13 +715,16 @@ pub fn instances_and_not_read(
         }
     }
     let mut out = Vec::new();
-    for layer in layers.iter().filter(|l| !l.config) {
+    // Spring builds every `configs.NAME` at startup, used or not, so each is built here
+    // too; only the instances are kept.
+    for layer in &layers {
         let configs: Vec<&Layer> = layers
             .iter()
             .filter(|l| l.config && l.kind == layer.kind)
             .collect();
         match build(layer, &configs) {
-            Ok(built) => out.push(built),
+            Ok(built) if !layer.config => out.push(built),
+            Ok(_) => {}
             Err(problem) => problems.push(problem),
         }
     }
@@ -1281,8 +1284,16 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<(Instance, Provenance), Pr
         Kind::TimeLimiter => PolicyConfig::TimeLimiter(TimeLimiterConfig::default()),
         Kind::RateLimiter => PolicyConfig::RateLimiter(RateLimiterConfig::default()),
     };
-    for l in &layers {
+    for (i, l) in layers.iter().enumerate() {
         apply(&mut config, l, &mut notes)?;
+        // Spring builds each base on its own before the block above it (`createXConfig`
+        // calls itself for the base), so a base a builder refuses fails at startup even
+        // when the instance would mend it (a core size above the default maximum).
+        if i + 1 < layers.len() {
+            if let Err(e) = validate(&config) {
+                return Err(locate(&e, l, &layers[..=i]));
+            }
+        }
         for s in &l.settings {
             if s.val != Val::Unset && matches!(s.ty, Ty::InertBool | Ty::InertInt(_)) {
                 notes.push([
@@ -1311,15 +1322,7 @@ fn build(layer: &Layer, configs: &[&Layer]) -> Result<(Instance, Provenance), Pr
         }
     }
     let notes = unique;
-    let checked = match &config {
-        PolicyConfig::CircuitBreaker(c) => c.validate(),
-        PolicyConfig::Bulkhead(c) => c.validate(),
-        PolicyConfig::ThreadPoolBulkhead(c) => c.validate(),
-        PolicyConfig::Retry(c) => c.validate(),
-        PolicyConfig::TimeLimiter(c) => c.validate(),
-        PolicyConfig::RateLimiter(c) => c.validate(),
-    };
-    if let Err(e) = checked {
+    if let Err(e) = validate(&config) {
         return Err(locate(&e, layer, &layers));
     }
     Ok((
@@ -1348,6 +1351,17 @@ pub(super) fn locate_in(
             &[instance_path, ".", &key].concat(),
             &e.message,
         ),
+    }
+}
+
+fn validate(config: &PolicyConfig) -> Result<(), ConfigError> {
+    match config {
+        PolicyConfig::CircuitBreaker(c) => c.validate(),
+        PolicyConfig::Bulkhead(c) => c.validate(),
+        PolicyConfig::ThreadPoolBulkhead(c) => c.validate(),
+        PolicyConfig::Retry(c) => c.validate(),
+        PolicyConfig::TimeLimiter(c) => c.validate(),
+        PolicyConfig::RateLimiter(c) => c.validate(),
     }
 }
 

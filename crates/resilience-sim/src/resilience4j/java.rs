@@ -87,6 +87,25 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
                 break;
             }
             let line = line_of(text, rest + skipped);
+            let builder_refuses = (class == "ThreadPoolBulkheadConfig")
+                .then(|| thread_pool_size_refused(method, argument))
+                .flatten();
+            if let Some(why) = builder_refuses {
+                problems.push(on_line(
+                    line,
+                    &[
+                        ".",
+                        method,
+                        "(",
+                        &crate::error::excerpt(argument),
+                        "): ",
+                        why,
+                    ]
+                    .concat(),
+                ));
+                rest = offset;
+                continue;
+            }
             match setting(method, argument, &imports) {
                 Ok(settings) => {
                     for (key, value) in settings {
@@ -220,6 +239,22 @@ fn setting(
         return interval_function(method, function);
     }
     Ok(vec![(kebab(method), value(argument)?)])
+}
+
+/// Spring Boot skips a thread-pool size below 1 and a queue below 0 (its properties set
+/// them only when positive), so the import keeps the default with a note; the builder's
+/// setters throw `IllegalArgumentException` for the same values.
+fn thread_pool_size_refused(method: &str, argument: &str) -> Option<&'static str> {
+    let min = match method {
+        "coreThreadPoolSize" | "maxThreadPoolSize" => 1,
+        "queueCapacity" => 0,
+        _ => return None,
+    };
+    let value: i64 = argument.parse().ok()?;
+    (value < min).then_some(match min {
+        1 => "the builder throws IllegalArgumentException: the size must be at least 1",
+        _ => "the builder throws IllegalArgumentException: the capacity must be at least 0",
+    })
 }
 
 fn not_read() -> String {
