@@ -51,7 +51,7 @@ const VOCABULARY: [(&str, &str); 9] = [
     ("Retry", "Sending a failed call again, after a wait; it helps with brief glitches and hurts a service that is overloaded."),
     ("Circuit breaker", "Counts recent outcomes and, when too many fail or are slow, refuses calls for a while (OPEN), then lets a few trials through (HALF_OPEN) before trusting the service again (CLOSED)."),
     ("Sliding window", "The recent calls the breaker judges: the last N calls (COUNT_BASED) or the last N seconds (TIME_BASED)."),
-    ("CallNotPermittedException", "What an open breaker throws instead of calling: it costs no thread and no wait."),
+    ("CallNotPermittedException", "What a breaker throws instead of calling when it lets no call through: OPEN, or HALF_OPEN with its trials taken. It costs no thread and no wait."),
     ("Bulkhead", "A limit on the calls one dependency may have in flight, so it cannot take every thread."),
     ("BulkheadFullException", "What a full bulkhead throws instead of calling."),
     ("Fallback", "The answer given when a call fails or is refused: a cached list, an estimate, or an honest error."),

@@ -169,8 +169,14 @@ pub(crate) fn diagram(
         .raw("</text><text class=\"edge-label\" x=\"222\" y=\"152\" text-anchor=\"end\">rate ≥ ")
         .text(&threshold)
         .raw("%</text><text class=\"edge-label\" x=\"102\" y=\"160\" text-anchor=\"end\">")
-        .num(c.permitted_number_of_calls_in_half_open_state.into())
-        .raw(" trials:</text><text class=\"edge-label\" x=\"102\" y=\"177\" text-anchor=\"end\">rate &lt; ")
+        // HALF_OPEN decides after min(minimumNumberOfCalls, permitted) outcomes.
+        .num(c.half_open_decision_calls().into())
+        .raw(if c.half_open_decision_calls() == 1 {
+            " trial:</text>"
+        } else {
+            " trials:</text>"
+        })
+        .raw("<text class=\"edge-label\" x=\"102\" y=\"177\" text-anchor=\"end\">rate &lt; ")
         .text(&threshold)
         .raw("%</text>");
     for (node, x, y) in NODES {
@@ -674,6 +680,27 @@ mod tests {
         assert!(!d.contains("edge taken"), "{d}");
         assert!(d.contains("breaker's path in this tick\" hidden>"), "{d}");
         assert!(html(draw_window, &s).contains("data-testid=\"trials\" hidden>"));
+    }
+
+    /// HALF_OPEN decides after min(minimumNumberOfCalls, permitted) outcomes, as
+    /// Resilience4j's half-open window (its size the permitted number) clamps the minimum.
+    #[test]
+    fn the_half_open_arrows_count_the_trials_that_decide() {
+        let trials = |minimum: u32, permitted: u32| {
+            let mut s = session_at(2, 0);
+            let mut breaker = s.scenario().tick.circuit_breaker.clone();
+            breaker.minimum_number_of_calls = minimum;
+            breaker.permitted_number_of_calls_in_half_open_state = permitted;
+            let bulkhead = s.scenario().tick.bulkhead.clone();
+            s.apply_settings(breaker, bulkhead).unwrap();
+            let d = html(draw_diagram, &s);
+            let at = d.find(" trial").expect("the label");
+            let start = d[..at].rfind('>').unwrap() + 1;
+            d[start..at + d[at..].find(':').unwrap()].to_string()
+        };
+        assert_eq!(trials(1, 2), "1 trial");
+        assert_eq!(trials(2, 5), "2 trials");
+        assert_eq!(trials(10, 3), "3 trials");
     }
 
     /// The "now" mark is inside the current node, never under it among the arrows.
