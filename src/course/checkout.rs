@@ -643,7 +643,13 @@ pub fn counts(run: &CheckoutRun) -> Counts {
         },
         match run.bulkheads {
             Bulkheads::Separate => "A bulkhead each: what a stalled quoter holds, payment does not lose.",
-            Bulkheads::Shared => "One shared bulkhead: a stalled quoter takes payment's permits, and payment's breaker counts the refusals as failures.",
+            // What the lesson claims (the breaker opens on a healthy provider), only when
+            // this run shows it.
+            Bulkheads::Shared if p.not_permitted > 0 => "One shared bulkhead: a stalled quoter takes payment's permits, and payment's breaker counts the refusals as failures.",
+            Bulkheads::Shared => match run.threads {
+                Threads::Virtual => "One shared bulkhead, and payment's breaker stayed closed: on virtual threads the quoter's 10 connections cap the permits it holds (an attempt that finds no connection gives its permit back after 200 ms).",
+                Threads::Platform => "One shared bulkhead, and payment's breaker stayed closed in this run.",
+            },
             Bulkheads::None => "No bulkhead: only the threads, or the connections, limit the calls to a stalled quoter.",
         },
     ]
@@ -1207,8 +1213,21 @@ mod tests {
             .iter()
             .any(|c| (c.state, c.letter) == ("open", "O")));
         let counts = counts(&wrong);
-        assert!(counts.note.contains("shared bulkhead"), "{counts:?}");
+        assert!(
+            counts.note.contains("takes payment's permits"),
+            "{counts:?}"
+        );
         assert!(counts.note.contains("one outcome per call"), "{counts:?}");
+        // On virtual threads the quoter's connections cap what it holds: the note follows
+        // the run, not the choice of a shared bulkhead.
+        let (_, on_virtual) = run_of(&[
+            ("scenario", "quoter-stall"),
+            ("bulkheads", "shared"),
+            ("threads", "virtual"),
+        ]);
+        let counts = super::counts(&on_virtual);
+        assert!(counts.note.contains("10 connections cap"), "{counts:?}");
+        assert_eq!(on_virtual.payment.not_permitted, 0, "{counts:?}");
         // The old link's `order=wrong` is the same run.
         assert_eq!(
             run_of(&[("scenario", "quoter-stall"), ("order", "wrong")]).1,

@@ -274,6 +274,46 @@ fn a_budget_of_zero_allows_no_retry() {
     assert_eq!(run.totals.succeeded, none.totals.succeeded);
 }
 
+/// The page's lesson: backoff and jitter leave the red line down at the waits a learner
+/// would pick, and only waits of several seconds let it recover, well after the provider
+/// is healthy (15 s). The base is the page's slider (up to 10 s).
+#[test]
+fn only_waits_of_several_seconds_let_the_red_line_recover() {
+    let run = |jitter: Jitter, base_ms: u64| {
+        let config = AmplificationConfig {
+            backoff_base_ms: base_ms,
+            ..with_backoff(BackoffKind::Exponential, jitter, 1)
+        };
+        run_a(&config, AmplificationPolicy::Retries).recovered_at_ms
+    };
+    for base_ms in [500, 1_000, 2_000, 4_000, 10_000] {
+        assert_eq!(
+            run(Jitter::Full, base_ms),
+            None,
+            "full jitter from {base_ms} ms"
+        );
+    }
+    for base_ms in [500, 1_000, 2_000, 4_000] {
+        assert_eq!(
+            run(Jitter::None, base_ms),
+            None,
+            "no jitter from {base_ms} ms"
+        );
+    }
+    for base_ms in [500, 1_000, 2_000] {
+        assert_eq!(
+            run(Jitter::Decorrelated, base_ms),
+            None,
+            "decorrelated from {base_ms} ms"
+        );
+    }
+    let recovered = run(Jitter::Decorrelated, 4_000).expect("decorrelated from 4 s recovers");
+    assert!(
+        recovered >= 15_000 + 20_000,
+        "{recovered} ms: 20 s or more after the fault"
+    );
+}
+
 #[test]
 fn backoff_and_jitter_do_not_cure_the_metastable_state() {
     let c = AmplificationConfig::default();
