@@ -1632,8 +1632,13 @@ impl Sim {
         let payment = pay
             .and_then(|p| dependencies.get(&self.deps[p].name).cloned())
             .unwrap_or_default();
-        let (length, oldest_ms, dropped_stale) = match &self.room {
-            Some(room) => (room.len(), room.oldest_age(now), room.dropped_stale),
+        // Per second, like the door's and the dependencies' counts.
+        let (length, oldest_ms, dropped_stale) = match &mut self.room {
+            Some(room) => (
+                room.len(),
+                room.oldest_age(now),
+                std::mem::take(&mut room.dropped_stale),
+            ),
             None => (0, 0, 0),
         };
         self.seconds.push(Second {

@@ -34,6 +34,7 @@ pub struct WaitingRoom {
     spec: WaitingRoomSpec,
     queue: VecDeque<Waiting>,
     ties: Pcg64Mcg,
+    /// Requests dropped since the report last took the count (once a second).
     pub dropped_stale: u64,
 }
 
