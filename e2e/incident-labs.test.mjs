@@ -39,7 +39,7 @@ test('Demo 10: 5 successes and 4 failures leave it CLOSED; a fifth failure opens
   await press(page, 'sandbox-advance');
   await press(page, 'sandbox-send-success');
   assert.equal(await state(page), 'HALF_OPEN');
-  assert.equal(await page.getByTestId('sandbox-detail').textContent(), 'trial calls sent: 1 of 3.');
+  assert.equal(await page.getByTestId('sandbox-detail').textContent(), 'trial permits taken: 1 of 3.');
   // Typed fields reach the engine: a typed advance, then settings from claims.
   await page.getByTestId('sandbox-advance-amount').fill('2.5');
   await press(page, 'sandbox-advance-by');

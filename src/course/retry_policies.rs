@@ -137,7 +137,17 @@ pub fn amplification_summary(run: &RetryPoliciesRun) -> String {
             at_full.push(figure);
         }
         if let Some(f) = r.curve.refusal_onset {
-            onsets.push(format!("{} from {} %", policy_label(r.policy), percent(f)));
+            // Adaptive throttling never retries: what it refuses are requests.
+            let refuses = if r.policy == RetryPolicyKind::AdaptiveThrottling {
+                " (it drops requests)"
+            } else {
+                ""
+            };
+            onsets.push(format!(
+                "{} from {} %{refuses}",
+                policy_label(r.policy),
+                percent(f)
+            ));
         }
     }
     let mut s = format!(
@@ -245,7 +255,8 @@ pub fn map_summary(run: &RetryPoliciesRun, lab: &RetryPoliciesLab) -> String {
         })
         .unwrap_or(0.0);
     format!(
-        "{name}: {down} of {all} cells are still down 60 s after the slowdown ends (crossed), from a load of {} % up.",
+        "{name}: {down} of {all} cells {} still down 60 s after the slowdown ends (crossed), from a load of {} % up.",
+        if down == 1 { "is" } else { "are" },
         percent(lowest)
     )
 }
@@ -259,14 +270,16 @@ pub fn your_verdict(run: &RetryPoliciesRun, lab: &RetryPoliciesLab) -> String {
         lab.your_load_percent,
         lab.your_trigger_s
     );
-    let share = percent(cell.goodput);
+    // Successes that end in the window over requests that arrive in it: a backlog served
+    // in the window can take the ratio a little over 1, which no share of requests is.
+    let share = percent(cell.goodput.min(1.0));
     if cell.recovered {
         format!(
             "Your system, {what}: recovered. In the last 10 s of the 60 s after the slowdown, {share} % of requests succeed."
         )
     } else {
         format!(
-            "Your system, {what}: still down 60 s after the slowdown ends. Only {share} % of requests succeed in the last 10 s, and the server did {} calls for clients that had already given up.",
+            "Your system, {what}: still down 60 s after the slowdown ends. Only {share} % of requests succeed in the last 10 s, and over the whole run the server did {} calls for clients that had already given up.",
             cell.wasted
         )
     }
@@ -331,6 +344,8 @@ pub fn prediction_verdict(
         .collect();
     let verdict = if picked >= 1.5 {
         "Yes: it keeps retrying however many calls fail."
+    } else if pick == RetryPolicyKind::Resilience4j {
+        "No, at these settings: maxAttempts leaves it few retries per request. It has no shared brake; raise maxAttempts and it multiplies the load again."
     } else {
         "No: its shared brake stops the retries once most calls fail."
     };
@@ -635,7 +650,7 @@ pub fn RetryPoliciesPage(info: LabInfo, location: RwSignal<Location>) -> impl In
             <MapFigure spec=map summary=map_text />
             <div class="table-scroll" tabindex="0" role="region" aria-labelledby="policies-table-caption">
                 <table class="policies-table" data-testid="policies-table">
-                    <caption id="policies-table-caption">"Each policy shown, in figures: attempts per request at 10 % and 100 % failures, the failure rate it starts refusing retries at, and the cells of its map still down."</caption>
+                    <caption id="policies-table-caption">"Each policy shown, in figures: attempts per request at 10 % and 100 % failures, the failure rate it starts refusing retries at (adaptive throttling: dropping requests), and the cells of its map still down."</caption>
                     <thead>
                         <tr>
                             <th scope="col">"policy"</th>
@@ -729,5 +744,21 @@ mod tests {
             ..lab
         };
         assert!(map_summary(&run, &hidden).contains("is not shown"));
+    }
+
+    /// Resilience4j has no shared brake: with maxAttempts 1 it sends one attempt, and the
+    /// verdict says why, not that a brake stopped it.
+    #[test]
+    fn the_prediction_names_a_per_request_limit_as_what_it_is() {
+        let mut lab = RetryPoliciesLab {
+            shown: [false, true, false, false, false, false, false, false],
+            ..RetryPoliciesLab::default()
+        };
+        lab.settings.resilience4j.max_attempts = 1;
+        let run = retry_policies_lab::run(&lab, None).unwrap();
+        let verdict = prediction_verdict(&run, &lab, RetryPolicyKind::Resilience4j);
+        assert!(verdict.starts_with("No, at these settings"), "{verdict}");
+        assert!(!verdict.contains("brake stops"), "{verdict}");
+        assert!(verdict.contains("Resilience4j Retry 1.0"), "{verdict}");
     }
 }

@@ -670,8 +670,12 @@ fn window_view(s: &BreakerSandbox) -> Vec<AnyView> {
                     let t = b.totals;
                     view! {
                         <li>{format!(
-                            "second {}: {} calls, {} failed, {} slow",
-                            b.epoch_second, t.calls, t.failed, t.slow
+                            "second {}: {} call{}, {} failed, {} slow",
+                            b.epoch_second,
+                            t.calls,
+                            if t.calls == 1 { "" } else { "s" },
+                            t.failed,
+                            t.slow
                         )}</li>
                     }
                     .into_any()
@@ -966,7 +970,8 @@ pub fn detail(s: &BreakerSandbox) -> String {
             None => "refusing calls.".to_string(),
         },
         State::HalfOpen => match s.half_open_trials() {
-            Some((sent, permitted)) => format!("trial calls sent: {sent} of {permitted}."),
+            // Permits held: an ignored exception gives its permit back (releasePermission).
+            Some((taken, permitted)) => format!("trial permits taken: {taken} of {permitted}."),
             None => "letting trial calls through.".to_string(),
         },
         State::Closed => "letting calls through and recording their outcomes.".to_string(),
@@ -985,6 +990,10 @@ pub fn rates(s: &BreakerSandbox) -> String {
         number_text(c.slow_call_rate_threshold.into()),
         clock(c.slow_call_duration_threshold)
     );
+    let thresholds = match s.state() {
+        State::MetricsOnly => "METRICS_ONLY never opens".to_string(),
+        _ => thresholds,
+    };
     match s.rates() {
         Rates::NotRecording => "Not recording in this state.".to_string(),
         r => {
@@ -1054,8 +1063,11 @@ pub fn pending(s: &BreakerSandbox) -> String {
     match s.pending().next() {
         None => "No scenario step waiting.".to_string(),
         Some(next) => format!(
-            "{} steps to go; next: {}.",
-            s.pending_len(),
+            "{} to go; next: {}.",
+            match s.pending_len() {
+                1 => "1 step".to_string(),
+                n => format!("{n} steps"),
+            },
             next.describe()
         ),
     }
@@ -1177,7 +1189,12 @@ mod tests {
         press(&mut s, SECOND);
         let notes = press(&mut s, SUCCESS);
         assert_eq!(notes.path, vec![(State::Open, State::HalfOpen)]);
-        assert_eq!(detail(&s), "trial calls sent: 1 of 3.");
+        assert_eq!(detail(&s), "trial permits taken: 1 of 3.");
+        // A 404 is ignored (the course's ignoreExceptions): Resilience4j gives its permit
+        // back, so it is a trial sent that holds no permit.
+        press(&mut s, Intent::Send(SandboxCall::Ignored));
+        assert_eq!(s.state(), State::HalfOpen);
+        assert_eq!(detail(&s), "trial permits taken: 1 of 3.");
     }
 
     #[test]

@@ -432,7 +432,7 @@ pub fn run(
 const POLICY_OPTIONS: [(&str, &str); 8] = [
     ("none", "No retries"),
     ("resilience4j", "Resilience4j Retry"),
-    ("retry-budget", "Retry budget (10 %)"),
+    ("retry-budget", "Retry budget"),
     ("token-bucket", "Token bucket"),
     ("finagle", "Finagle RetryBudget"),
     ("grpc", "gRPC retry throttling"),

@@ -109,24 +109,24 @@ impl RetryPolicyKind {
     pub const fn describe(self) -> &'static str {
         match self {
             RetryPolicyKind::None => "one attempt per request",
-            RetryPolicyKind::Resilience4j => "Resilience4j Retry: maxAttempts 4 (3 retries), 500 ms apart",
+            RetryPolicyKind::Resilience4j => "Resilience4j Retry; by default maxAttempts 4 (3 retries), 500 ms apart",
             RetryPolicyKind::RetryBudget => {
-                "the course's retry budget: 3 retries, within 10 % of the requests over 10 s"
+                "the course's retry budget; by default 3 retries, within 10 % of the requests over 10 s"
             }
             RetryPolicyKind::TokenBucket => {
-                "token bucket (Brooker 2022): 3 retries, a success earns 0.1 token, a retry costs 1, cap 10"
+                "token bucket (Brooker 2022); by default 3 retries, a success earns 0.1 token, a retry costs 1, cap 10"
             }
             RetryPolicyKind::Finagle => {
-                "Finagle RetryBudget: 3 retries, 20 % of requests over 10 s plus 10 retries/s"
+                "Finagle RetryBudget; by default 3 retries, 20 % of requests over 10 s plus 10 retries/s"
             }
             RetryPolicyKind::Grpc => {
-                "gRPC retry throttling: maxAttempts 4, maxTokens 10, tokenRatio 0.1, retry above 5 tokens"
+                "gRPC retry throttling; by default maxAttempts 4, maxTokens 10, tokenRatio 0.1, retry above 5 tokens"
             }
             RetryPolicyKind::AwsStandard => {
-                "AWS SDK standard mode (the 2026 rules): 3 attempts, backoff b x min(50 ms x 2^(i-1), 20 s), a quota of 500 tokens, 14 a retry"
+                "AWS SDK standard mode (the 2026 rules); by default 3 attempts, backoff b x min(50 ms x 2^(i-1), 20 s), a quota of 500 tokens, 14 a retry"
             }
             RetryPolicyKind::AdaptiveThrottling => {
-                "Google SRE adaptive throttling, K = 2 over 2 min: drops the client's own requests"
+                "Google SRE adaptive throttling, drops the client's own requests; by default K = 2 over 2 min"
             }
         }
     }

@@ -86,7 +86,7 @@ impl Claims {
                 number_text(self.calls_per_second)
             ),
             SlidingWindowType::TimeBased => format!(
-                "5 s of traffic is fewer than {CLAIMED_MIN_CALLS} calls: judge from {CLAIMED_MIN_CALLS} calls, never fewer"
+                "5 s of traffic is at most {CLAIMED_MIN_CALLS} calls: judge from {CLAIMED_MIN_CALLS} calls, never fewer"
             ),
             SlidingWindowType::CountBased => "judge once the window is full".to_string(),
         };
@@ -103,7 +103,7 @@ impl Claims {
             ClaimedSetting {
                 name: "slowCallRateThreshold",
                 value: number_text(f64::from(CLAIMED_SLOW_RATE)),
-                claim: "normally 1 call in 200 is that slow: half of them is a brownout, not bad luck".to_string(),
+                claim: "normally fewer than 1 call in 200 is that slow (1 in 200 is over the p99.5 itself): half of them is a brownout, not bad luck".to_string(),
             },
             ClaimedSetting {
                 name: "waitDurationInOpenState",
