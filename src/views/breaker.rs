@@ -160,15 +160,20 @@ pub(crate) fn diagram(
         .raw(d)
         .raw("\"></path>");
     }
+    // Either rate trips the breaker (Resilience4j checks the slow-call rate beside the
+    // failure rate, in CLOSED and in HALF_OPEN alike).
+    let slow = decimal(c.slow_call_rate_threshold);
     h.raw("<text class=\"edge-label\" x=\"179\" y=\"26\" text-anchor=\"middle\">failure rate ≥ ")
         .text(&threshold)
+        .raw("% or slow-call rate ≥ ")
+        .text(&slow)
         .raw("%</text><text class=\"edge-label\" x=\"179\" y=\"44\" text-anchor=\"middle\">(once ")
         .num(c.effective_minimum_number_of_calls().into())
         .raw(" calls are recorded)</text><text class=\"edge-label\" x=\"284\" y=\"172\">after</text><text class=\"edge-label\" x=\"284\" y=\"189\">");
     h.text(wait)
-        .raw("</text><text class=\"edge-label\" x=\"222\" y=\"152\" text-anchor=\"end\">rate ≥ ")
-        .text(&threshold)
-        .raw("%</text><text class=\"edge-label\" x=\"102\" y=\"160\" text-anchor=\"end\">")
+        // The half-open arrows judge by the same two thresholds; short words, since the
+        // space between the arrows is narrow on a phone.
+        .raw("</text><text class=\"edge-label\" x=\"222\" y=\"144\" text-anchor=\"end\">either rate</text><text class=\"edge-label\" x=\"222\" y=\"161\" text-anchor=\"end\">≥ threshold</text><text class=\"edge-label\" x=\"102\" y=\"160\" text-anchor=\"end\">")
         // HALF_OPEN decides after min(minimumNumberOfCalls, permitted) outcomes.
         .num(c.half_open_decision_calls().into())
         .raw(if c.half_open_decision_calls() == 1 {
@@ -176,9 +181,7 @@ pub(crate) fn diagram(
         } else {
             " trials:</text>"
         })
-        .raw("<text class=\"edge-label\" x=\"102\" y=\"177\" text-anchor=\"end\">rate &lt; ")
-        .text(&threshold)
-        .raw("%</text>");
+        .raw("<text class=\"edge-label\" x=\"112\" y=\"177\" text-anchor=\"end\">both rates</text><text class=\"edge-label\" x=\"112\" y=\"194\" text-anchor=\"end\">&lt; threshold</text>");
     for (node, x, y) in NODES {
         let current = node == state;
         h.raw("<g class=\"state-node ")
@@ -701,6 +704,26 @@ mod tests {
         assert_eq!(trials(1, 2), "1 trial");
         assert_eq!(trials(2, 5), "2 trials");
         assert_eq!(trials(10, 3), "3 trials");
+    }
+
+    /// The slow-call rate trips the breaker beside the failure rate, in CLOSED and in
+    /// HALF_OPEN: the diagram names both thresholds, and the half-open arrows both rates.
+    #[test]
+    fn the_arrows_name_the_slow_call_rate_too() {
+        let mut s = session_at(2, 0);
+        let mut breaker = s.scenario().tick.circuit_breaker.clone();
+        breaker.failure_rate_threshold = 40.0;
+        breaker.slow_call_rate_threshold = 80.0;
+        let bulkhead = s.scenario().tick.bulkhead.clone();
+        s.apply_settings(breaker, bulkhead).unwrap();
+        let d = html(draw_diagram, &s);
+        for label in [
+            ">failure rate ≥ 40% or slow-call rate ≥ 80%<",
+            ">either rate<",
+            ">both rates<",
+        ] {
+            assert!(d.contains(label), "{label}: {d}");
+        }
     }
 
     /// The "now" mark is inside the current node, never under it among the arrows.

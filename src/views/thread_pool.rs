@@ -115,7 +115,14 @@ pub(crate) fn draw_compartments(s: &TickSession, h: &mut String) {
     h.raw("<h3>Bulkhead compartments</h3><p class=\"compartments-note\">Each dependency may hold at most ")
         .num(max.into())
         .raw(" threads (maxConcurrentCalls)");
-    if max < threads {
+    if max == 0 {
+        h.raw(": every call to either is refused at the wall, payment's too.</p>");
+    } else if m.threads_held_by(Dependency::Recommendations) > max {
+        // Switched on mid-run: calls sent before it hold threads without a permit.
+        h.raw(": the calls to recommendations sent before the bulkhead was on still hold ")
+            .num(m.threads_held_by(Dependency::Recommendations).into())
+            .raw(" threads, without permits, until they end.</p>");
+    } else if max < threads {
         h.raw(": however slow recommendations is, ")
             .num((threads - max).into())
             .raw(" of the ")
@@ -206,7 +213,8 @@ pub(crate) fn draw_refused(s: &TickSession, h: &mut String) {
             continue;
         };
         let (class, why) = match reason {
-            Refusal::CallNotPermitted => ("by-breaker", "breaker open: CallNotPermitted"),
+            // OPEN, or HALF_OPEN with its trials taken.
+            Refusal::CallNotPermitted => ("by-breaker", "breaker: CallNotPermitted"),
             Refusal::BulkheadFull => ("by-bulkhead", "bulkhead full: BulkheadFullException"),
             Refusal::NoFreeThread => ("no-thread", "no free thread"),
         };
@@ -257,6 +265,22 @@ mod tests {
             c.contains("3 of the 6 threads stay out of its reach, kept for payment"),
             "{c}"
         );
+    }
+
+    /// A bulkhead switched on mid-run does not take back the threads already held:
+    /// the note says so instead of promising threads kept for payment.
+    #[test]
+    fn a_bulkhead_switched_on_late_says_who_still_holds_threads() {
+        use resilience_sim::model::tick::Protection;
+        let mut s = session_at(4, 3);
+        s.set_protection(Protection::Bulkhead);
+        s.next_tick();
+        let c = html(draw_compartments, &s);
+        assert!(
+            c.contains("sent before the bulkhead was on still hold"),
+            "{c}"
+        );
+        assert!(!c.contains("stay out of its reach"), "{c}");
     }
 
     #[test]
