@@ -237,6 +237,34 @@ fn moot(demo: &DemoInfo, s: &RunSummary) -> Vec<String> {
             "You added a protection, so this is no longer the unprotected run the demo is about."
                 .to_string(),
         );
+    } else {
+        // A protection the demo does not have changes what its lesson says.
+        let added = |has: fn(Protection) -> bool, ticks: u32, name: &str| {
+            (!has(demo.protection) && ticks > 0).then(|| {
+                format!("You added a {name}, so the lesson below is about a different run.")
+            })
+        };
+        notes.extend(added(
+            Protection::has_breaker,
+            s.breaker_ticks,
+            "circuit breaker",
+        ));
+        notes.extend(added(
+            Protection::has_bulkhead,
+            s.bulkhead_ticks,
+            "bulkhead",
+        ));
+    }
+    // The bulkhead's point is its refusals: a run that never fills it does not show it.
+    if demo.protection.has_bulkhead()
+        && s.bulkhead_ticks > 0
+        && s.service_failures > 0
+        && s.tally.refused_by_bulkhead == 0
+    {
+        notes.push(
+            "The bulkhead never refused a call in this run: recommendations never needed more than its permits, so the demo's point about the bulkhead does not show."
+                .to_string(),
+        );
     }
     notes
 }
@@ -476,5 +504,28 @@ mod tests {
         assert!(text_has(&demo, &s, "never failed or timed out"));
         assert!(text_has(&demo, &s, "No payment failed"));
         assert!(text_has(&demo, &s, "stayed CLOSED"));
+    }
+
+    /// Demo 6 is about a bulkhead alone: with a breaker added, its lesson ("it keeps
+    /// sending calls to a broken service") is about another run, and the page says so.
+    #[test]
+    fn a_protection_added_to_a_protected_demo_is_named() {
+        let (demo, s) = run(6, 10, |_| {}, Some((1, Protection::BreakerAndBulkhead)));
+        assert!(text_has(&demo, &s, "You added a circuit breaker"));
+        let (demo, s) = run(6, 10, |_| {}, None);
+        assert!(!text_has(&demo, &s, "You added"));
+        assert!(!text_has(&demo, &s, "never refused"));
+    }
+
+    /// A failing recommendations answers at once and never fills Demo 6's bulkhead.
+    #[test]
+    fn a_bulkhead_that_never_fills_is_named() {
+        let demo = *catalogue::demo(6).unwrap();
+        let mut session = TickSession::new(demo.scenario()).unwrap();
+        session.set_behaviour(resilience_sim::model::tick::Behaviour::Failing);
+        session.go_to(10);
+        let s = session.model().summary();
+        assert_eq!(s.tally.refused_by_bulkhead, 0);
+        assert!(text_has(&demo, &s, "The bulkhead never refused a call"));
     }
 }
