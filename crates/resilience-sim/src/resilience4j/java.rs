@@ -87,26 +87,14 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
                 break;
             }
             let line = line_of(text, rest + skipped);
-            let builder_refuses = (class == "ThreadPoolBulkheadConfig")
+            let read = match (class == "ThreadPoolBulkheadConfig")
                 .then(|| thread_pool_size_refused(method, argument))
-                .flatten();
-            if let Some(why) = builder_refuses {
-                problems.push(on_line(
-                    line,
-                    &[
-                        ".",
-                        method,
-                        "(",
-                        &crate::error::excerpt(argument),
-                        "): ",
-                        why,
-                    ]
-                    .concat(),
-                ));
-                rest = offset;
-                continue;
-            }
-            match setting(method, argument, &imports) {
+                .flatten()
+            {
+                Some(why) => Err(why.to_string()),
+                None => setting(method, argument, &imports),
+            };
+            match read {
                 Ok(settings) => {
                     for (key, value) in settings {
                         entries.push(Entry {
