@@ -65,17 +65,22 @@ fn mean_goodput(run: &BoxOfficeRun, from: u32, to: u32) -> f64 {
     seconds.iter().map(|s| s.goodput as f64).sum::<f64>() / seconds.len() as f64
 }
 
+/// A share rounded down to one decimal, so a figure never shows a threshold the answer
+/// says was not reached (94.98 reads 94.9, not 95).
 fn percent(p: Option<f64>) -> String {
     p.map_or("no users".to_string(), |p| {
-        if !(1.0..99.5).contains(&p) {
-            format!("{} %", trim(p.round()))
-        } else {
-            format!("{} %", trim((p * 10.0).round() / 10.0))
-        }
+        format!("{} %", trim((p * 10.0).floor() / 10.0))
     })
 }
 
-/// When the trouble starts and ends, from the run (the scenario's trigger).
+/// Whether the scenario has an incident at all (the rate limiter's has none: its bot is
+/// there from the start).
+fn has_incident(run: &BoxOfficeRun) -> bool {
+    run.summary.trigger_s.is_some()
+}
+
+/// When the trouble starts and ends, from the run (the scenario's trigger); the whole run
+/// when it has none.
 fn trigger(run: &BoxOfficeRun) -> (u32, u32) {
     let end = run.seconds.len() as u32;
     let from = run.summary.trigger_s.unwrap_or(0).min(end);
@@ -154,7 +159,7 @@ pub fn answer(lab: &BoxOfficeLab, run: &BoxOfficeRun) -> (usize, String) {
             (
                 three(p, 95.0, 50.0),
                 format!(
-                    "From {} s on, {} of holds and catalog pages were answered in time. At most {busy} of the replica's threads were busy, {on_payment} of them waiting on payment.",
+                    "From {} s on, {} of holds and catalog pages were answered in time. At most {busy} of the replica's threads were busy in a second, and at most {on_payment} waiting on payment.",
                     from + 5,
                     percent(Some(p))
                 ),
@@ -291,7 +296,11 @@ pub fn classes_chart(run: &BoxOfficeRun) -> ChartSpec {
         x_max: run.seconds.len() as f64,
         y_max: 105.0,
         series,
-        shade: (from < to).then_some((f64::from(from), f64::from(to), "the incident")),
+        shade: (has_incident(run) && from < to).then_some((
+            f64::from(from),
+            f64::from(to),
+            "the incident",
+        )),
         reference: None,
     }
 }
@@ -345,7 +354,11 @@ pub fn outcomes_chart(run: &BoxOfficeRun) -> ChartSpec {
         x_max: run.seconds.len() as f64,
         y_max: top * 1.1,
         series,
-        shade: (from < to).then_some((f64::from(from), f64::from(to), "the incident")),
+        shade: (has_incident(run) && from < to).then_some((
+            f64::from(from),
+            f64::from(to),
+            "the incident",
+        )),
         reference: None,
     }
 }
@@ -354,10 +367,11 @@ pub fn outcomes_chart(run: &BoxOfficeRun) -> ChartSpec {
 pub fn classes_summary(run: &BoxOfficeRun) -> String {
     let (from, to) = trigger(run);
     let end = run.seconds.len() as u32;
-    let mut text = if from < to {
+    let incident = has_incident(run) && from < to;
+    let mut text = if incident {
         format!("The incident runs from {from} s to {to} s.")
     } else {
-        format!("The run lasts {end} s.")
+        format!("The run lasts {end} s, with no incident in it.")
     };
     for (i, (name, _)) in CLASS_NAMES.iter().enumerate() {
         let (mut ok, mut offered) = (0u64, 0u64);
@@ -376,11 +390,18 @@ pub fn classes_summary(run: &BoxOfficeRun) -> String {
             continue;
         }
         let p = |ok: u64, n: u64| (n > 0).then(|| 100.0 * ok as f64 / n as f64);
-        text.push_str(&format!(
-            " {name}: {} in time before, {} during.",
-            percent(p(ok, offered)),
-            percent(p(ok_during, offered_during))
-        ));
+        if incident {
+            text.push_str(&format!(
+                " {name}: {} in time before, {} during.",
+                percent(p(ok, offered)),
+                percent(p(ok_during, offered_during))
+            ));
+        } else {
+            text.push_str(&format!(
+                " {name}: {} in time.",
+                percent(p(ok + ok_during, offered + offered_during))
+            ));
+        }
     }
     text
 }
@@ -1116,7 +1137,7 @@ pub fn BoxOfficePage(info: LabInfo, location: RwSignal<Location>) -> impl IntoVi
                 title="What users got, per second (all classes)." />
             <section class="panel box-compare" aria-labelledby="box-compare-heading">
                 <h2 id="box-compare-heading">"Every protection, same seed"</h2>
-                <p>"Runs each protection of this scenario on the same seed and puts them side by side: users in time per class and goodput from the start of the incident to the end of the run, and what the system did."
+                <p>"Runs each protection of this scenario on the same seed and puts them side by side: users in time per class and goodput from the start of the incident to the end of the run (the whole run when there is none), and what the system did."
                     {move || edited().then_some(" Your changes to the system are set aside here: each protection runs on the scenario's own system.")}
                 </p>
                 <button type="button" data-testid="box-compare"
@@ -1202,7 +1223,7 @@ mod tests {
         let (right, evidence) = answer(&lab, &run);
         assert_eq!(right, 0, "{evidence}");
         assert!(
-            evidence.contains("50 of them waiting on payment"),
+            evidence.contains("at most 50 waiting on payment"),
             "{evidence}"
         );
     }
@@ -1256,5 +1277,32 @@ mod tests {
         let outcomes = outcomes_chart(&run);
         assert!(outcomes.series.iter().any(|s| s.label == "failed"));
         assert!(outcomes_summary(&run).starts_with("Over the run: "));
+    }
+
+    /// The rate limiter's scenario has no incident (the bot is there from the start): no
+    /// shading, no "before" and "during", one share per class over the run.
+    #[test]
+    fn a_scenario_without_an_incident_says_so() {
+        let (_, run) = run_of("rate-limiter", "token-bucket");
+        assert_eq!(run.summary.trigger_s, None);
+        assert_eq!(classes_chart(&run).shade, None);
+        assert_eq!(outcomes_chart(&run).shade, None);
+        let text = classes_summary(&run);
+        assert!(
+            text.starts_with("The run lasts 60 s, with no incident in it."),
+            "{text}"
+        );
+        assert!(!text.contains("before"), "{text}");
+    }
+
+    /// Shares are rounded down: 94.98 % must not read as the 95 % an answer says was
+    /// not reached.
+    #[test]
+    fn a_share_never_reads_as_a_threshold_it_missed() {
+        assert_eq!(percent(Some(94.976)), "94.9 %");
+        assert_eq!(percent(Some(99.978)), "99.9 %");
+        assert_eq!(percent(Some(100.0)), "100 %");
+        assert_eq!(percent(Some(0.4)), "0.4 %");
+        assert_eq!(percent(None), "no users");
     }
 }

@@ -128,7 +128,7 @@ fn called(t: &Topology) -> Vec<String> {
 /// Lines of text a box holds (its height follows).
 fn lines_of(kind: &NodeKind, t: &Topology) -> usize {
     match kind {
-        NodeKind::Client(_) => 4,
+        NodeKind::Client(_) => 5,
         NodeKind::Door => 4 + usize::from(t.door.token_bucket.is_some()),
         NodeKind::Queue => 4,
         NodeKind::Replica(_) => {
@@ -429,7 +429,9 @@ fn client_lines(name: &str, t: &Topology, row: Option<&KeyRow>) -> Vec<String> {
     vec![
         name.to_string(),
         format!("{class}: {} new", r.offered),
-        format!("{} in time, {} late", r.in_time, r.late + r.fallback),
+        format!("{} in time, {} late", r.in_time, r.late),
+        // A fallback's answer is fast, not late: a line of its own.
+        format!("{} from a fallback", r.fallback),
         format!("{} failed, {} refused", r.failed, r.rate_limited + r.shed),
     ]
 }
@@ -1258,6 +1260,23 @@ pub fn edge_totals(layout: &Layout, s: &Second) -> BTreeMap<&'static str, u64> {
 mod tests {
     use super::*;
     use resilience_sim::scenario::boxoffice_lab::BoxOfficeLab;
+
+    /// A fallback's answer comes fast: the clients' box counts it apart from the late ones
+    /// (the cascading failure's bulkhead answers most purchases from its fallback).
+    #[test]
+    fn a_client_box_counts_fallbacks_apart_from_late_answers() {
+        let (t, seconds) = run_of("cascading-failure", "bulkhead");
+        let s = &seconds[30];
+        let row = s.clients.get("purchases").expect("purchases");
+        assert!(row.fallback > 0 && row.late == 0, "{row:?}");
+        let lines = client_lines("purchases", &t, Some(row));
+        assert_eq!(
+            lines.len(),
+            lines_of(&NodeKind::Client("purchases".into()), &t)
+        );
+        assert_eq!(lines[2], format!("{} in time, 0 late", row.in_time));
+        assert_eq!(lines[3], format!("{} from a fallback", row.fallback));
+    }
 
     fn run_of(scenario: &'static str, variant: &'static str) -> (Topology, Vec<Second>) {
         let mut lab = BoxOfficeLab::default();
