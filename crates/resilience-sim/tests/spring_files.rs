@@ -389,6 +389,19 @@ fn a_malformed_profile_expression_is_refused_on_its_line() {
     let deep = format!("{}prod{}", "(".repeat(5_000), ")".repeat(5_000));
     let text = format!("spring.config.activate.on-profile: {deep}\na.b: 1\n");
     assert!(read_fragment(&text, Some("prod")).unwrap_err()[0].contains("nested deeper than 32"));
+    // A long run of `!` is read in a loop: an even number of them is no negation at all.
+    for (nots, holds) in [(60_000, true), (60_001, false)] {
+        let text = format!(
+            "resilience4j.retry.instances.b.max-attempts: 3\n---\nspring.config.activate.on-profile: \"{}prod\"\nresilience4j.retry.instances.a.max-attempts: 2\n",
+            "!".repeat(nots)
+        );
+        let read = read_fragment(&text, Some("prod")).unwrap();
+        assert_eq!(
+            read.instances.len(),
+            1 + usize::from(holds),
+            "{nots} times !"
+        );
+    }
 }
 
 /// Spring Boot splits a `.properties` file into documents at `#---` and `!---` lines.

@@ -291,11 +291,21 @@ impl<'a> ProfileParser<'a, '_> {
     }
 
     fn term(&mut self) -> Result<bool, String> {
+        // A run of `!` is counted, not recursed into: a pasted file may hold thousands.
+        let mut negate = false;
+        while self.next() == Some(ProfileToken::Not) {
+            negate = !negate;
+            self.at += 1;
+        }
+        Ok(self.operand()? != negate)
+    }
+
+    /// A profile name or a parenthesized expression.
+    fn operand(&mut self) -> Result<bool, String> {
         let token = self.next().ok_or("a profile expression ends too soon")?;
         self.at += 1;
         match token {
             ProfileToken::Name(name) => Ok(name == self.active),
-            ProfileToken::Not => Ok(!self.term()?),
             ProfileToken::Open => {
                 self.depth += 1;
                 if self.depth > MAX_PROFILE_DEPTH {
