@@ -232,7 +232,9 @@ pub fn cell_run(
 
 /// The cell a finished run of [`cell_run`] gives.
 pub fn cell_of(config: &MapConfig, load: f64, trigger_s: f64, stats: &RunStats) -> MapCell {
-    let goodput = stats.window_successes as f64 / stats.window_arrivals.max(1) as f64;
+    // Successes that end in the window over requests that arrive in it: a backlog served
+    // in the window can take the ratio a little over 1, which no share of requests is.
+    let goodput = (stats.window_successes as f64 / stats.window_arrivals.max(1) as f64).min(1.0);
     MapCell {
         load,
         trigger_s,
