@@ -73,7 +73,7 @@ const NOTES: [TeacherNotes; 15] = [
             "Compare a slow dependency with one that is down.",
         ],
         answer: "Yes: 4 payments fail, at t = 3, 4, 5 and 6, although payment itself is healthy.",
-        reasoning: "Each tick 2 recommendations calls take a thread and hold it for the 3-tick timeout: 2, 4, then 6 threads after t = 1, 2, 3. From t = 3 on, the 2 recommendations calls take the threads freed in each tick before payment arrives, and payment finds none free.",
+        reasoning: "Each tick 2 recommendations calls take a thread and hold it for the 3-tick timeout: 2, 4, then 6 threads after t = 1, 2, 3. From t = 3 on, the 2 recommendations calls arrive first and take the only free threads (from t = 4, the 2 just freed by timeouts), and payment finds none free.",
         discussion: "Would a timeout of 1 tick or of 10 ticks change the result? What would 2 retries on recommendations do?",
         misconceptions: &[
             "Down is the worst case. An error frees its thread after one tick; a slow call holds it for the whole timeout.",
@@ -88,7 +88,7 @@ const NOTES: [TeacherNotes; 15] = [
         ],
         answer: "No. Payments still fail at t = 3 and t = 4; the breaker opens at t = 5, and from then on payment succeeds while the threads drain.",
         reasoning: "At t = 3 nothing has been recorded, and at t = 4 the window holds only the 2 timeouts of the t = 1 calls, fewer than minimumNumberOfCalls (4). At t = 5 the t = 2 timeouts make 4 failures: OPEN, and recommendations holds 4, then 2 threads.",
-        discussion: "What would let the breaker act before t = 3: a shorter timeout, a smaller minimumNumberOfCalls, a slow-call threshold? What does each cost?",
+        discussion: "Which change would have saved the payments: a timeout of 1 tick (OPEN at t = 3, none lost), a minimumNumberOfCalls of 2 (OPEN at t = 4, one lost), a slow-call threshold (no change: a call is timed only when it ends)? What does each cost?",
         misconceptions: &[
             "A breaker protects from the first slow call. Each failure takes a whole timeout to arrive, and it needs 4 of them.",
             "Opening frees the threads at once. Calls already sent keep theirs until they time out.",
@@ -127,11 +127,11 @@ const NOTES: [TeacherNotes; 15] = [
             "Explain how retries can hold a provider down after the trigger is gone (metastable failure).",
             "Distinguish spreading retries (backoff, jitter) from capping them (attempts, a retry budget).",
         ],
-        answer: "Grey (no retries) gets its successes back the moment the provider is healthy at 15 s, and blue (the budget) right after. Red (3 retries) does not: it stays degraded to the end of the run.",
+        answer: "Grey (no retries) and blue (the budget) both get their successes back the moment the provider is healthy, at 15 s. Red (3 retries) does not: it stays degraded to the end of the run.",
         reasoning: "Demand is 1,000 requests/s against a capacity of 1,200/s. Red offers up to 4 calls per request; an overloaded provider wastes work, fewer calls succeed, and the failures return as retries, keeping the load above capacity. The budget lets retries add at most 10 %: 1,100 calls/s, under the capacity.",
         discussion: "Which retry settings in your own systems have no cap on the extra load they can add, and how would you find out before an incident?",
         misconceptions: &[
-            "Backoff and jitter cure it. They move retries in time, but every retry still happens; only a cap lowers the load.",
+            "Backoff and jitter cure it. At the default waits none of them brings red back; only waits of several seconds do, and every user who failed waits that long. A cap lowers the load without that price.",
             "Once the cause is fixed, the system recovers by itself.",
         ],
     },
@@ -146,7 +146,7 @@ const NOTES: [TeacherNotes; 15] = [
         discussion: "The server sat idle between the waves while clients waited. Where do many of your clients fail at the same instant: deploys, failovers, cache expiry?",
         misconceptions: &[
             "Exponential backoff alone spreads the load. Without jitter it only widens the gaps between identical waves.",
-            "Jitter limits the load. It spreads retries; only a cap on attempts limits them.",
+            "Jitter limits the load. It spreads retries in time; here that saves calls only because the server sat idle between the waves. Against a server that fails whatever the timing, only a cap on attempts limits them.",
         ],
     },
     // 10: The breaker sandbox
@@ -185,9 +185,9 @@ const NOTES: [TeacherNotes; 15] = [
         ],
         answer: "The retries, as configured: the bulkhead's short queue refuses at once, and every refusal is tried three times more, about 4 attempts per submission for the same 5 admitted calls a second. (With a queue of 200 the bulkhead becomes the worst: its queued calls hold order's threads until none is left.)",
         reasoning: "At 4 s a call, 20 threads admit 5 pricing calls/s; Little's law asks for 250 x 4 s = 1,000 in flight. The breaker never opens: pricing returns no errors. The retries cannot reach pricing past the bulkhead; they multiply the attempts and keep order's threads asleep.",
-        discussion: "A 300 ms timeout saves order and pricing but no user gets a price once the cache is 30 s old, and after pricing recovers the open breaker keeps users waiting. What would you watch to see that difference?",
+        discussion: "A 300 ms timeout saves order and pricing but no user gets a price once the cache is 30 s old, and after pricing recovers the open breaker keeps refusing until its 60 s wait is over: users get errors for about 8 s more. What would you watch to see that difference?",
         misconceptions: &[
-            "More protection is always safer. Each mechanism did what it was told, and together they took down the whole service.",
+            "More protection is always safer. Each mechanism did what it was told, and together they turned a slow pricing service into failed submissions (with a queue of 200, order history went down too).",
             "A breaker catches a brownout. One that counts errors only never opens on a slow dependency that returns none.",
         ],
     },
@@ -197,7 +197,7 @@ const NOTES: [TeacherNotes; 15] = [
             "Classify outcomes as answers, failures or unknown before choosing retries and fallbacks.",
             "Explain why a read timeout on a capture ends UNCERTAIN and is never retried.",
         ],
-        answer: "Decline storm: the breaker stays CLOSED, nothing retried. Quoter stall: no payment permit taken, no capture lost. Connection reset: at most 2 requests a capture, until the breaker opens on 10 failures; later captures are NOT_SENT. Lost response: 1 request, UNCERTAIN. Provider timeouts: it opens on the 10th timeout (captures in flight still end UNCERTAIN); the next is refused, NOT_SENT. Game day: shipping's breaker opens; the decline does not count.",
+        answer: "Decline storm: the breaker stays CLOSED, nothing retried. Quoter stall: no payment permit taken, no capture lost. Connection reset: at most 2 requests a capture, until the breaker opens on 10 failures; later captures are NOT_SENT. Lost response: 1 request a capture, UNCERTAIN; the breaker opens on the 10th read timeout (captures in flight still end UNCERTAIN), and later captures are NOT_SENT. Provider timeouts: the same on our side; only reconciling by the idempotency key tells them apart: the provider captured every lost answer and none of the timed-out captures. Game day: shipping's breaker opens; the decline does not count.",
         reasoning: "Declines are in ignoreExceptions on the breaker and the retry. Only a connect failure is retried, once: after a read timeout the provider may have captured, so the saga reconciles by the idempotency key. The breaker judges from minimumNumberOfCalls 10 at 50 %; each dependency has its own bulkhead.",
         discussion: "Which of your provider's outcomes are answers, failures or unknown, and who reconciles the unknown?",
         misconceptions: &[
@@ -224,13 +224,13 @@ const NOTES: [TeacherNotes; 15] = [
         objectives: &[
             "Compute the attempts per request of 3 retries at a failure rate f, and of a shared retry brake.",
             "Explain why a brake fed by successes stops retrying sooner than a budget counted on requests.",
-            "Place a load and a slowdown on a metastability map and tell whether the system recovers.",
+            "Place a load and a slowdown on a metastability map and tell whether it recovers.",
         ],
-        answer: "Every policy but Resilience4j stays near one attempt per request: none, the token bucket, gRPC and AWS at 1.0 (gRPC stops retrying once 0.1 x (1 - f) falls below f, about 9 % failures), the budget 1.1, Finagle about 1.2, adaptive throttling below 1. Resilience4j's 3 retries make 1 + f + f^2 + f^3 attempts: 4.0 at 100 %. It also leaves the largest region that never recovers: 24 of 45 cells at seed 1 (the budget 6, Finagle 8, the others none).",
-        reasoning: "A brake caps the retries of all requests together: the budget at 10 % of them, Finagle at 20 % plus 10 a second. The token bucket, gRPC and AWS are fed by successes, so they run dry as successes vanish. On the map, while every call times out, 4 attempts per request hold the load at 4x: above capacity, the queue never drains.",
+        answer: "At 100 % failures all but Resilience4j send about one attempt per request or fewer: none, the token bucket, gRPC and AWS 1.0 (gRPC stops retrying once 0.1 x (1 - f) falls below f, about 9 % failures), the budget 1.1, Finagle about 1.2, adaptive throttling almost none. Resilience4j's 3 retries make 1 + f + f^2 + f^3 attempts: 4.0 at 100 %. It also leaves the largest region that never recovers: 24 of 45 cells at seed 1 (the budget 6, Finagle 8, the others none).",
+        reasoning: "A brake caps all requests' retries together: the budget at 10 % of them, Finagle at 20 % plus 10 a second. The token bucket, gRPC and AWS are fed by successes, so they run dry as successes vanish. On the map, while every call times out, 4 attempts per request hold the load at 4x: above capacity, the queue never drains.",
         discussion: "Which retry policy does your client library ship by default, and what does it do when the dependency fails every call?",
         misconceptions: &[
-            "Backoff makes 3 retries safe. It only moves the attempts: at 100 % failures there are still 4 per request.",
+            "Backoff makes 3 retries safe. It only moves the attempts: at 100 % failures, still 4 per request.",
             "Every retry budget is alike. One counted on requests keeps retrying into a dead server (1.1); one fed by successes stops (1.0).",
         ],
     },
@@ -340,6 +340,50 @@ mod tests {
         // gRPC "retries stop once failures exceed about 9 % (0.1 x (1 - f) < f)".
         assert!(answer(15).contains("1 + f + f^2 + f^3") && answer(15).contains("4.0 at 100 %"));
         assert!(answer(15).contains("0.1 x (1 - f)") && answer(15).contains("about 9 %"));
+    }
+
+    #[test]
+    fn the_demo_5_question_says_what_each_change_does_to_the_run() {
+        use resilience_sim::model::tick::{Behaviour, Protection, TickConfig, TickModel};
+        use resilience_sim::policy::circuit_breaker::State;
+        // Demo 5's run of six ticks with one setting changed: (tick the breaker opens at,
+        // payments failed).
+        let run = |change: fn(&mut TickConfig)| {
+            let mut config = TickConfig::new(Behaviour::Slow, Protection::CircuitBreaker);
+            change(&mut config);
+            let mut model = TickModel::new(config).unwrap();
+            for _ in 0..6 {
+                model.step();
+            }
+            let opened = model
+                .transitions()
+                .find(|t| t.to == State::Open)
+                .map(|t| t.tick);
+            (opened, model.tally().payment_failures)
+        };
+        // 01-tick-model.md's table, row "circuit breaker": opens at t = 5, 2 payments fail.
+        assert_eq!(run(|_| {}), (Some(5), 2));
+        // A 1-tick timeout: the t = 1 and t = 2 calls fail at t = 2 and 3, 4 failures at
+        // t = 3, and recommendations never holds more than 2 threads.
+        assert_eq!(run(|c| c.world.timeout_ticks = 1), (Some(3), 0));
+        // A minimum of 2: the two t = 1 timeouts at t = 4 decide; t = 3's payment is lost.
+        assert_eq!(
+            run(|c| c.circuit_breaker.minimum_number_of_calls = 2),
+            (Some(4), 1)
+        );
+        // A slow-call threshold: a call is timed when it ends, and these end as timeouts,
+        // already failures, at the same ticks.
+        assert_eq!(
+            run(|c| {
+                c.circuit_breaker.slow_call_duration_threshold = 1_000;
+                c.circuit_breaker.slow_call_rate_threshold = 50.0;
+            }),
+            (Some(5), 2)
+        );
+        let question = notes(5).unwrap().discussion;
+        assert!(question.contains("a timeout of 1 tick (OPEN at t = 3, none lost)"));
+        assert!(question.contains("a minimumNumberOfCalls of 2 (OPEN at t = 4, one lost)"));
+        assert!(question.contains("a slow-call threshold (no change"));
     }
 
     #[test]
