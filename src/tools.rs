@@ -604,6 +604,12 @@ impl PageHandle {
         self.field("apply").is_function()
     }
 
+    /// Whether the page is a tick demo, which replays its ticks with an import (the
+    /// sandbox replays its calls).
+    pub fn plays_ticks(&self) -> bool {
+        matches!(self.source(), Source::Tick { .. })
+    }
+
     /// The page's link as it is now (`demo=5&t=3&…`).
     pub fn link(&self) -> String {
         self.call("link", &[]).as_string().unwrap_or_default()

@@ -21,7 +21,7 @@ const STRETCHES: [(&str, &str, u32, u32); 5] = [
     ),
     (
         "Retries, at scale",
-        "Thousands of clients retry a struggling provider. You move sliders and watch three retries keep it down, and jitter spread the load.",
+        "A shop that sends 1,000 requests a second, then 1,000 clients cut off together, retry a struggling provider. You move sliders and watch three retries keep it down, and jitter spread the load.",
         8,
         9,
     ),
@@ -39,7 +39,7 @@ const STRETCHES: [(&str, &str, u32, u32); 5] = [
     ),
     (
         "The retry policy you ship",
-        "Eight retry policies that real clients ship, from Resilience4j to gRPC and the AWS SDKs, against the same failing server. You see which keep retrying when every call fails, and which loads and slowdowns each one never recovers from.",
+        "Eight retry policies side by side, from none and Resilience4j's to those of Finagle, gRPC and the AWS SDKs, against the same failing server. You see which keep retrying when every call fails, and which loads and slowdowns each one never recovers from.",
         15,
         15,
     ),
@@ -51,7 +51,7 @@ const VOCABULARY: [(&str, &str); 9] = [
     ("Retry", "Sending a failed call again, after a wait; it helps with brief glitches and hurts a service that is overloaded."),
     ("Circuit breaker", "Counts recent outcomes and, when too many fail or are slow, refuses calls for a while (OPEN), then lets a few trials through (HALF_OPEN) before trusting the service again (CLOSED)."),
     ("Sliding window", "The recent calls the breaker judges: the last N calls (COUNT_BASED) or the last N seconds (TIME_BASED)."),
-    ("CallNotPermittedException", "What a breaker throws instead of calling when it lets no call through: OPEN, or HALF_OPEN with its trials taken. It costs no thread and no wait."),
+    ("CallNotPermittedException", "What a breaker throws instead of calling when it lets no call through: OPEN or FORCED_OPEN, or HALF_OPEN with its trials taken. It costs no thread and no wait."),
     ("Bulkhead", "A limit on the calls one dependency may have in flight, so it cannot take every thread."),
     ("BulkheadFullException", "What a full bulkhead throws instead of calling."),
     ("Fallback", "The answer given when a call fails or is refused: a cached list, an estimate, or an honest error."),

@@ -60,7 +60,10 @@ pub fn Overview(location: RwSignal<Location>) -> impl IntoView {
                 &format!("demo={number}"),
                 &format!("Resilience Playground — Demo {number}: {title}"),
             );
-            h.raw("<h3>Embed</h3><pre class=\"code snippet\">")
+            // The iframe first: learning platforms that strip scripts keep it.
+            h.raw("<h3>Embed</h3><p>An iframe:</p><pre class=\"code snippet\">")
+                .text(&snippet.iframe)
+                .raw("</pre><p>Or a script that makes the frame as tall as the demo:</p><pre class=\"code snippet\">")
                 .text(&snippet.script)
                 .raw("</pre>");
             view! {
@@ -78,7 +81,7 @@ pub fn Overview(location: RwSignal<Location>) -> impl IntoView {
         <article class="overview" aria-labelledby="overview-heading">
             <header class="demo-header">
                 <h1 id="overview-heading" tabindex="-1">"The course at a glance, for teachers"</h1>
-                <p class="intro">"Each demo with what learners take from it, the question to ask before they press Next Tick and its answer, a question to discuss, the misconceptions to listen for, and the snippet that puts the demo on your own course page."</p>
+                <p class="intro">"Each demo with what learners take from it, the question to ask before they run it and its answer, a question to discuss, the misconceptions to listen for, and the snippet that puts the demo on your own course page."</p>
                 <p class="no-print">
                     <button type="button" data-testid="overview-print" on:click=click(|_| { let _ = window().print(); })>"Print this page"</button>
                 </p>

@@ -169,7 +169,11 @@ impl Dialogs {
                 <label class="check">
                     <input type="checkbox" data-testid="embed-with-state"
                         on:change=change(move |e| with_state.set(event_target_checked(&e))) />
-                    " Open it where you are now (tick, changes and settings)"
+                    {if page.with_value(PageHandle::plays_ticks) {
+                        " Open it where you are now (tick, changes and settings)"
+                    } else {
+                        " Open it with your current settings"
+                    }}
                 </label>
                 <label for="embed-iframe">"An iframe, at the height you give it"</label>
                 <textarea id="embed-iframe" readonly rows="4" data-testid="embed-iframe"
@@ -315,9 +319,14 @@ fn import_section(
         h
     });
 
+    let label = if page.with_value(PageHandle::plays_ticks) {
+        "Paste an application.yml or application.properties fragment, or Java builder code (CircuitBreakerConfig.custom()…), with circuit breaker and bulkhead settings; the demo plays again with it, up to the tick you are at."
+    } else {
+        "Paste an application.yml or application.properties fragment, or Java builder code (CircuitBreakerConfig.custom()…), with a circuit breaker's settings; the breaker takes them, and the calls sent so far are played again."
+    };
     view! {
         <h3>"Try your own configuration"</h3>
-        <label for="import-r4j">"Paste an application.yml or application.properties fragment, or Java builder code (CircuitBreakerConfig.custom()…), with circuit breaker and bulkhead settings; the demo plays again with it, up to the tick you are at."</label>
+        <label for="import-r4j">{label}</label>
         <textarea id="import-r4j" rows="8" spellcheck="false" data-testid="import-r4j-text"
             aria-describedby="import-r4j-errors"
             on:input=change(move |e| {
