@@ -290,8 +290,10 @@ fn demo_5_exports_the_spec_breaker_under_spring_names() {
     ] {
         assert!(block.contains(line), "{line:?} missing in\n{yaml}");
     }
-    // Demo 5's protection is the breaker alone: no bulkhead in the fragment.
+    // Demo 5's protection is the breaker alone: no bulkhead in the fragment, and no
+    // comment that speaks of one.
     assert!(!yaml.contains("  bulkhead:"));
+    assert!(!yaml.to_lowercase().contains("bulkhead"), "{yaml}");
     // The 3-tick timeout.
     assert!(yaml.contains("  timelimiter:\n    instances:\n      recommendations:\n"));
     assert!(yaml.contains("        timeout-duration: 3s\n"));
@@ -316,6 +318,8 @@ fn demo_7_exports_the_spec_bulkhead_for_both_dependencies() {
         );
         assert!(block.contains("        max-wait-duration: 0ms\n"), "{yaml}");
     }
+    // The breaker wraps the bulkhead, and its comment says so.
+    assert!(yaml.contains("The breaker wraps the bulkhead"), "{yaml}");
 }
 
 #[test]
@@ -621,7 +625,7 @@ fn a_name_spring_would_change_is_written_in_brackets() {
 
 #[test]
 fn no_instances_is_an_empty_fragment() {
-    assert_eq!(to_yaml(&[]), "resilience4j:\n");
+    assert!(to_yaml(&[]).ends_with("\nresilience4j:\n"));
     assert_eq!(read(&to_yaml(&[])), Ok(vec![]));
 }
 
@@ -997,6 +1001,29 @@ fn every_lab_exports_a_fragment_that_reads_back() {
     let mut brownout = BrownoutLab::default();
     brownout.config.fixes = 4;
     assert_lab_round_trips(brownout.resilience4j());
+}
+
+#[test]
+fn settings_with_no_policy_say_so_in_each_format() {
+    // Demo 14's default system (the cascading failure, unprotected) has no Resilience4j
+    // layer: a comment, not a bare `resilience4j:` key.
+    let boxoffice = resilience_sim::scenario::boxoffice_lab::BoxOfficeLab::default();
+    for instances in [boxoffice.resilience4j(), Vec::new()] {
+        assert!(instances.is_empty());
+        let yaml = to_yaml(&instances);
+        for text in [&yaml, &to_properties(&instances)] {
+            assert!(
+                text.starts_with("# ") && text.contains("no Resilience4j policy"),
+                "{text}"
+            );
+        }
+        assert_eq!(read(&yaml), Ok(vec![]), "{yaml}");
+        let java = to_java(&instances);
+        assert!(
+            java.starts_with("// ") && java.contains("no Resilience4j policy"),
+            "{java}"
+        );
+    }
 }
 
 #[test]

@@ -43,7 +43,7 @@ enum Command {
         #[arg(long, conflicts_with = "ticks")]
         scenario: bool,
         /// Print the demo's settings as Resilience4j config instead of running it: yaml
-        /// (Spring Boot application.yml, the default), properties or java. Labs (8 to 13)
+        /// (Spring Boot application.yml, the default), properties or java. Labs (8 to 15)
         /// print their default settings.
         #[arg(long, value_name = "FORMAT", num_args = 0..=1, default_missing_value = "yaml", conflicts_with_all = ["ticks", "scenario"])]
         resilience4j: Option<String>,
@@ -777,6 +777,17 @@ fn fragment_instances(file: &str, profile: Option<&str>) -> Result<Vec<r4j::Inst
         r4j::read_fragment(&text, profile).map_err(|errors| first_problem(file, &errors))?;
     for note in &fragment.not_read {
         eprintln!("resilience-sim: note: {file}: {}", one_line(note));
+    }
+    // What was read but has no effect (a size Resilience4j skips, a switch the engine
+    // does not model), as the page lists it after an import.
+    for instance in &fragment.instances {
+        for note in &instance.notes {
+            eprintln!(
+                "resilience-sim: note: {file}: {}: {}",
+                instance.path(),
+                one_line(note)
+            );
+        }
     }
     Ok(fragment.instances)
 }

@@ -252,9 +252,16 @@ fn comment(note: &str) -> String {
     note.replace(['\n', '\r'], " ")
 }
 
+/// What each format says of settings with no policy (Demo 14's system unprotected), rather
+/// than an empty `resilience4j:` block.
+const NO_POLICY: &str = "These settings use no Resilience4j policy: there is nothing to configure.";
+
 /// The instances as a Spring Boot `application.yml` fragment, starting with
 /// `resilience4j:`; each instance's notes are `#` comments under its name.
 pub fn to_yaml(instances: &[Instance]) -> String {
+    if instances.is_empty() {
+        return ["# ", NO_POLICY, "\nresilience4j:\n"].concat();
+    }
     let mut out = String::from("resilience4j:\n");
     for kind in Kind::ALL {
         for (i, instance) in of_kind(instances, kind).enumerate() {
@@ -312,6 +319,9 @@ fn properties_escape(text: &str, key: bool) -> String {
 /// The same settings as [`to_yaml`], as `.properties` lines (`key[0]=` for lists); the
 /// notes are `#` comments before each instance.
 pub fn to_properties(instances: &[Instance]) -> String {
+    if instances.is_empty() {
+        return ["# ", NO_POLICY, "\n"].concat();
+    }
     let mut out = String::new();
     for kind in Kind::ALL {
         for instance in of_kind(instances, kind) {
@@ -528,6 +538,9 @@ fn java_value(value: Val, classes: &JavaClasses, imports: &mut BTreeSet<String>)
 /// The instances as Java builder code, one `XConfig name = XConfig.custom()...build();`
 /// per instance, after the imports it needs; the notes are `//` comments.
 pub fn to_java(instances: &[Instance]) -> String {
+    if instances.is_empty() {
+        return ["// ", NO_POLICY, "\n"].concat();
+    }
     let mut imports = BTreeSet::new();
     let classes = JavaClasses::new(instances, &mut imports);
     let mut used = BTreeSet::new();

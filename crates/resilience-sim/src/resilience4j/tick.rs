@@ -41,7 +41,11 @@ pub fn tick_instances(config: &TickConfig) -> Vec<Instance> {
                 PolicyConfig::CircuitBreaker(config.circuit_breaker.clone()),
             )
             .note("One tick of the demo is one second of the breaker's time.")
-            .note("The breaker wraps the bulkhead (Resilience4j's default order): a BulkheadFullException and a call that found no free thread are failures it records."),
+            .note(if config.protection.has_bulkhead() {
+                "The breaker wraps the bulkhead (Resilience4j's default order): a BulkheadFullException and a call that found no free thread are failures it records."
+            } else {
+                "A call that found no free thread is a failure the breaker records."
+            }),
         );
     }
     if config.protection.has_bulkhead() {
