@@ -36,6 +36,53 @@ fn semaphore_op() -> impl Strategy<Value = SemaphoreOp> {
     ]
 }
 
+/// A semaphore bulkhead written the plain way (every operation scans everyone waiting):
+/// the reference the engine's, which retires expired waiters from the front, must match.
+struct PlainSemaphore {
+    max: u32,
+    in_use: u32,
+    next: u64,
+    waiters: Vec<(u64, Millis)>,
+    expired: Vec<u64>,
+    rejected: u64,
+}
+
+impl PlainSemaphore {
+    fn retire(&mut self, now: Millis) {
+        let (gone, kept): (Vec<(u64, Millis)>, Vec<(u64, Millis)>) =
+            self.waiters.iter().partition(|w| w.1 <= now);
+        self.rejected += gone.len() as u64;
+        self.expired.extend(gone.iter().map(|w| w.0));
+        self.waiters = kept;
+    }
+    fn acquire(&mut self, now: Millis, wait: Millis) -> Admission {
+        self.retire(now);
+        if self.waiters.is_empty() && self.in_use < self.max {
+            self.in_use += 1;
+            return Admission::Permitted;
+        }
+        if wait == 0 {
+            self.rejected += 1;
+            return Admission::Rejected;
+        }
+        self.waiters.push((self.next, now + wait));
+        self.next += 1;
+        Admission::Waiting(WaiterId(self.next - 1))
+    }
+    fn release(&mut self, now: Millis) -> Vec<WaiterId> {
+        self.retire(now);
+        if self.in_use == 0 {
+            return Vec::new();
+        }
+        if self.waiters.is_empty() {
+            self.in_use -= 1;
+            Vec::new()
+        } else {
+            vec![WaiterId(self.waiters.remove(0).0)]
+        }
+    }
+}
+
 #[derive(Debug, Clone)]
 enum PoolOp {
     Submit,
@@ -104,6 +151,65 @@ fn outcome() -> impl Strategy<Value = Outcome> {
 
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(10_000))]
+
+    /// Callers with waits of their own (a script's), so deadlines out of arrival order: the
+    /// engine's bulkhead grants, expires and cancels exactly as the plain one does.
+    #[test]
+    fn semaphore_with_waits_of_its_callers_matches_the_plain_one(
+        max in 0u32..3,
+        ops in proptest::collection::vec((semaphore_op(), 0u64..30), 1..120),
+    ) {
+        let mut b = SemaphoreBulkhead::new(BulkheadConfig {
+            max_concurrent_calls: max,
+            max_wait_duration: 0,
+        })
+        .unwrap();
+        let mut plain = PlainSemaphore {
+            max,
+            in_use: 0,
+            next: 0,
+            waiters: Vec::new(),
+            expired: Vec::new(),
+            rejected: 0,
+        };
+        let mut now: Millis = 0;
+        for (op, wait) in ops {
+            match op {
+                SemaphoreOp::Acquire => prop_assert_eq!(
+                    b.try_acquire_waiting_at_most(now, wait),
+                    plain.acquire(now, wait)
+                ),
+                SemaphoreOp::Release => prop_assert_eq!(b.release(now), plain.release(now)),
+                SemaphoreOp::Expire => {
+                    plain.retire(now);
+                    let expired: Vec<WaiterId> =
+                        plain.expired.drain(..).map(WaiterId).collect();
+                    prop_assert_eq!(b.expire_waiters(now), expired);
+                }
+                SemaphoreOp::Cancel(k) => {
+                    // Cancelling takes no time: a waiter whose wait ran out but that no
+                    // operation has retired yet is still withdrawn.
+                    if let Some(&(id, _)) = plain.waiters.get(k) {
+                        prop_assert!(b.cancel(WaiterId(id)));
+                        plain.waiters.remove(k);
+                        prop_assert!(!b.cancel(WaiterId(id)));
+                    }
+                }
+                SemaphoreOp::Advance(dt) => now += dt,
+            }
+            let earliest = plain.waiters.iter().filter(|w| w.1 > now).map(|w| w.1).min();
+            let engine_earliest = b.next_deadline().filter(|d| *d > now);
+            if b.waiting() == plain.waiters.iter().filter(|w| w.1 > now).count() {
+                prop_assert_eq!(engine_earliest, earliest);
+            }
+            prop_assert_eq!(b.in_use(), plain.in_use);
+        }
+        let end = now + 100;
+        plain.retire(end);
+        let expired: Vec<WaiterId> = plain.expired.drain(..).map(WaiterId).collect();
+        prop_assert_eq!(b.expire_waiters(end), expired);
+        prop_assert_eq!(b.rejected_calls(), plain.rejected);
+    }
 
     /// Permits stay within [0, max]; a permit is never free while someone waits; every
     /// waiter ends exactly once (permitted by a release, rejected by expiry, or cancelled).

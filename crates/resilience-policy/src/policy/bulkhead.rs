@@ -114,7 +114,15 @@ struct Waiter {
 pub struct SemaphoreBulkhead {
     config: BulkheadConfig,
     in_use: u32,
+    /// In arrival order, so by increasing id.
     waiters: VecDeque<Waiter>,
+    /// Whether the waiters' deadlines never decrease from front to back: true whenever
+    /// every caller waits the config's time. Then the expired ones are at the front, and
+    /// retiring them costs only their number, not a scan of everyone waiting.
+    deadlines_in_order: bool,
+    /// No waiter's deadline is earlier (a lower bound, exact after each scan): with
+    /// deadlines out of order, a scan runs only once one may have passed.
+    earliest_deadline: Millis,
     expired: Vec<WaiterId>,
     next_waiter: u64,
     permitted_calls: u64,
@@ -129,6 +137,8 @@ impl SemaphoreBulkhead {
             config,
             in_use: 0,
             waiters: VecDeque::new(),
+            deadlines_in_order: true,
+            earliest_deadline: Millis::MAX,
             expired: Vec::new(),
             next_waiter: 0,
             permitted_calls: 0,
@@ -161,10 +171,12 @@ impl SemaphoreBulkhead {
         }
         let id = WaiterId(self.next_waiter);
         self.next_waiter += 1;
-        self.waiters.push_back(Waiter {
-            id,
-            deadline: now.saturating_add(max_wait),
-        });
+        let deadline = now.saturating_add(max_wait);
+        if self.waiters.back().is_some_and(|last| last.deadline > deadline) {
+            self.deadlines_in_order = false;
+        }
+        self.earliest_deadline = self.earliest_deadline.min(deadline);
+        self.waiters.push_back(Waiter { id, deadline });
         Admission::Waiting(id)
     }
 
@@ -202,12 +214,12 @@ impl SemaphoreBulkhead {
     /// including a waiter already retired as expired: that one is reported (once) by
     /// [`expire_waiters`](Self::expire_waiters).
     pub fn cancel(&mut self, id: WaiterId) -> bool {
-        match self.waiters.iter().position(|w| w.id == id) {
-            Some(index) => {
+        match self.waiters.binary_search_by_key(&id, |w| w.id) {
+            Ok(index) => {
                 self.waiters.remove(index);
                 true
             }
-            None => false,
+            Err(_) => false,
         }
     }
 
@@ -228,7 +240,11 @@ impl SemaphoreBulkhead {
 
     /// The earliest instant at which a waiter will be rejected, for event-driven drivers.
     pub fn next_deadline(&self) -> Option<Millis> {
-        self.waiters.iter().map(|w| w.deadline).min()
+        if self.deadlines_in_order {
+            self.waiters.front().map(|w| w.deadline)
+        } else {
+            self.waiters.iter().map(|w| w.deadline).min()
+        }
     }
 
     /// Free permits (Resilience4j `availableConcurrentCalls`).
@@ -276,18 +292,32 @@ impl SemaphoreBulkhead {
 
     fn retire_expired_waiters(&mut self, now: Millis) {
         let before = self.waiters.len();
-        let expired = &mut self.expired;
-        self.waiters.retain(|w| {
-            if w.deadline <= now {
-                expired.push(w.id);
-                false
-            } else {
-                true
+        if self.deadlines_in_order {
+            while let Some(w) = self.waiters.front().filter(|w| w.deadline <= now) {
+                self.expired.push(w.id);
+                self.waiters.pop_front();
             }
-        });
+        } else if now >= self.earliest_deadline {
+            let expired = &mut self.expired;
+            let mut earliest = Millis::MAX;
+            self.waiters.retain(|w| {
+                if w.deadline <= now {
+                    expired.push(w.id);
+                    false
+                } else {
+                    earliest = earliest.min(w.deadline);
+                    true
+                }
+            });
+            self.earliest_deadline = earliest;
+        }
+        if self.waiters.is_empty() {
+            self.deadlines_in_order = true;
+            self.earliest_deadline = Millis::MAX;
+        }
         self.rejected_calls += (before - self.waiters.len()) as u64;
         // With max_wait > 0 and permits free, nobody should be waiting; a permit can only
-        // be free here if every waiter just expired, which the retain above handled.
+        // be free here if every waiter just expired, which the loop above handled.
     }
 }
 
