@@ -721,9 +721,22 @@ impl<'a> Hierarchy<'a> {
         }
     }
 
+    /// Whether `name` is a class the simulation knows or the config declares, without the
+    /// refusal's message (and its "did you mean" search), which a caller that only asks
+    /// often throws away.
+    pub fn knows(&self, name: &str) -> bool {
+        matches!(
+            self.resolve(name),
+            Resolved::Known(_) | Resolved::Declared(..)
+        )
+    }
+
     /// Checks the name of an exception a call throws: it must be known or declared, since
     /// its superclasses decide how it is classified.
     pub fn check_thrown(&self, name: &str) -> Result<(), String> {
+        if self.knows(name) {
+            return Ok(());
+        }
         match self.resolve(name) {
             Resolved::Known(_) | Resolved::Declared(..) => Ok(()),
             other => Err(self.refusal(name, other, true)),
@@ -882,8 +895,11 @@ fn closest(name: &str) -> Option<&'static str> {
     let near = (length / 10).max(1);
     CLASSES
         .iter()
-        .map(|c| (edit_distance(&lower, &c.name.to_ascii_lowercase()), c.name))
-        .filter(|(distance, _)| *distance <= near)
+        // The distance is at least the difference in length: most names are never compared.
+        .filter(|c| c.name.len().abs_diff(length) <= near)
+        .filter_map(|c| {
+            edit_distance_within(&lower, &c.name.to_ascii_lowercase(), near).map(|d| (d, c.name))
+        })
         .min_by_key(|(distance, _)| *distance)
         .map(|(_, name)| name)
 }
@@ -906,20 +922,54 @@ fn lowercase_against_ascii(name: &str) -> String {
     out
 }
 
-/// Levenshtein distance, in characters.
-pub fn edit_distance(a: &str, b: &str) -> usize {
+/// Levenshtein distance, in characters, if it is at most `max`. Only the cells within
+/// `max` of the diagonal are computed, and the search stops once a whole row is over
+/// `max`: a "did you mean" hint asks for a distance of a few letters, and a long name
+/// unlike any other costs a few rows, not its length squared.
+pub fn edit_distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
+    // Cheap bounds first, without a copy: most pairs end here.
+    if a.chars().count().abs_diff(b.chars().count()) > max || letters_apart(a, b) > max {
+        return None;
+    }
+    let a: Vec<char> = a.chars().collect();
     let b: Vec<char> = b.chars().collect();
-    let mut row: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut diagonal = row[0];
-        row[0] = i + 1;
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = diagonal + usize::from(ca != *cb);
-            diagonal = row[j + 1];
-            row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+    let over = max.saturating_add(1);
+    // Row i - 1 of the table; a cell outside the band holds `over`.
+    let mut row: Vec<usize> = (0..=b.len()).map(|j| j.min(over)).collect();
+    for (i, ca) in (1usize..).zip(&a) {
+        let first = i.saturating_sub(max).max(1);
+        let last = i.saturating_add(max).min(b.len());
+        let mut diagonal = row[first - 1];
+        row[first - 1] = if first == 1 { i.min(over) } else { over };
+        let mut smallest = row[first - 1];
+        for j in first..=last {
+            let substitution = diagonal + usize::from(*ca != b[j - 1]);
+            diagonal = row[j];
+            row[j] = substitution.min(row[j - 1] + 1).min(row[j] + 1).min(over);
+            smallest = smallest.min(row[j]);
+        }
+        if smallest > max {
+            return None;
         }
     }
-    row[b.len()]
+    Some(row[b.len()]).filter(|d| *d <= max)
+}
+
+/// A lower bound of the edit distance, in one pass: each edit changes at most one letter
+/// in and one out, so the distance is at least the larger of the letters `a` has more of
+/// and those `b` has more of (every letter outside ASCII counted as one).
+fn letters_apart(a: &str, b: &str) -> usize {
+    let mut counts = [0i32; 129];
+    let bucket = |c: char| (c as usize).min(128);
+    for c in a.chars() {
+        counts[bucket(c)] += 1;
+    }
+    for c in b.chars() {
+        counts[bucket(c)] -= 1;
+    }
+    let more_in_a: i32 = counts.iter().filter(|n| **n > 0).sum();
+    let more_in_b: i32 = -counts.iter().filter(|n| **n < 0).sum::<i32>();
+    more_in_a.max(more_in_b) as usize
 }
 
 /// A Java class name: identifiers separated by `.` (`$` allowed, as Java allows it).
@@ -938,6 +988,52 @@ fn is_class_name(name: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The whole table, every cell: what the banded search must agree with.
+    fn full_edit_distance(a: &str, b: &str) -> usize {
+        let b: Vec<char> = b.chars().collect();
+        let mut row: Vec<usize> = (0..=b.len()).collect();
+        for (i, ca) in a.chars().enumerate() {
+            let mut diagonal = row[0];
+            row[0] = i + 1;
+            for (j, cb) in b.iter().enumerate() {
+                let substitution = diagonal + usize::from(ca != *cb);
+                diagonal = row[j + 1];
+                row[j + 1] = substitution.min(row[j] + 1).min(row[j + 1] + 1);
+            }
+        }
+        row[b.len()]
+    }
+
+    #[test]
+    fn the_banded_distance_is_the_distance_when_within_its_bound() {
+        use rand::{RngExt, SeedableRng};
+        let mut rng = rand_pcg::Pcg64Mcg::seed_from_u64(7);
+        let word = |rng: &mut rand_pcg::Pcg64Mcg| -> String {
+            let n = rng.random_range(0..14);
+            (0..n)
+                .map(|_| ['a', 'b', 'c', 'é'][rng.random_range(0..4)])
+                .collect()
+        };
+        for _ in 0..20_000 {
+            let (a, b) = (word(&mut rng), word(&mut rng));
+            let full = full_edit_distance(&a, &b);
+            for max in [0, 1, 2, 3, 5, 20, usize::MAX] {
+                let expected = (full <= max).then_some(full);
+                assert_eq!(
+                    edit_distance_within(&a, &b, max),
+                    expected,
+                    "{a:?} {b:?} {max}"
+                );
+            }
+        }
+        assert_eq!(
+            edit_distance_within("IOExeption", "IOException", 1),
+            Some(1)
+        );
+        assert_eq!(edit_distance_within("kitten", "sitting", 3), Some(3));
+        assert_eq!(edit_distance_within("kitten", "sitting", 2), None);
+    }
 
     fn declared(pairs: &[(&str, &str)]) -> DeclaredExceptions {
         pairs
@@ -1044,11 +1140,17 @@ mod tests {
             assert!(same(&ours, &theirs), "{name}: {ours:?} {theirs:?}");
             let by_unicode = CLASSES
                 .iter()
-                .map(|c| (edit_distance(&theirs, &c.name.to_lowercase()), c.name))
+                .filter_map(|c| {
+                    edit_distance_within(&theirs, &c.name.to_lowercase(), usize::MAX)
+                        .map(|d| (d, c.name))
+                })
                 .min_by_key(|(distance, _)| *distance);
             let by_ours = CLASSES
                 .iter()
-                .map(|c| (edit_distance(&ours, &c.name.to_ascii_lowercase()), c.name))
+                .filter_map(|c| {
+                    edit_distance_within(&ours, &c.name.to_ascii_lowercase(), usize::MAX)
+                        .map(|d| (d, c.name))
+                })
                 .min_by_key(|(distance, _)| *distance);
             assert_eq!(by_ours, by_unicode, "{name}");
         }

@@ -49,11 +49,14 @@ struct PlainSemaphore {
 
 impl PlainSemaphore {
     fn retire(&mut self, now: Millis) {
-        let (gone, kept): (Vec<(u64, Millis)>, Vec<(u64, Millis)>) =
-            self.waiters.iter().partition(|w| w.1 <= now);
-        self.rejected += gone.len() as u64;
-        self.expired.extend(gone.iter().map(|w| w.0));
-        self.waiters = kept;
+        let before = self.waiters.len();
+        for &(id, deadline) in &self.waiters {
+            if deadline <= now {
+                self.expired.push(id);
+            }
+        }
+        self.waiters.retain(|w| w.1 > now);
+        self.rejected += (before - self.waiters.len()) as u64;
     }
     fn acquire(&mut self, now: Millis, wait: Millis) -> Admission {
         self.retire(now);

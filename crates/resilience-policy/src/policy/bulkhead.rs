@@ -172,7 +172,11 @@ impl SemaphoreBulkhead {
         let id = WaiterId(self.next_waiter);
         self.next_waiter += 1;
         let deadline = now.saturating_add(max_wait);
-        if self.waiters.back().is_some_and(|last| last.deadline > deadline) {
+        if self
+            .waiters
+            .back()
+            .is_some_and(|last| last.deadline > deadline)
+        {
             self.deadlines_in_order = false;
         }
         self.earliest_deadline = self.earliest_deadline.min(deadline);

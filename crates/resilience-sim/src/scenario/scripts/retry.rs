@@ -66,7 +66,7 @@ use serde_json::Value;
 
 use super::{check_steps, json_lines, whole_ms, Clock};
 use crate::exceptions::{
-    edit_distance, simple_name, ByClass, DeclaredExceptions, Hierarchy, CLASSES,
+    edit_distance_within, simple_name, ByClass, DeclaredExceptions, Hierarchy, CLASSES, MAX_LISTED,
 };
 use crate::policy::retry::{IntervalFunction, RetryConfig};
 use crate::{ConfigError, Millis};
@@ -210,23 +210,67 @@ fn looks_like_exception(name: &str) -> bool {
         .any(|suffix| simple.ends_with(suffix))
 }
 
-/// Whether a string is a near miss of a class name the script could mean: 10 characters or
-/// more, and at most a letter per ten (case-sensitive) from a known or declared class's
-/// simple name (`FileNotFoundExeption`). Short strings are left alone (`"Errors"` is a
-/// plausible result), and so are case changes (`"ERROR"`).
-fn near_miss(declared: &DeclaredExceptions, text: &str) -> bool {
-    let length = text.chars().count();
-    if !(10..=64).contains(&length) {
-        return false;
+/// Reads outcomes by the module's rule against one config's declared classes. The names a
+/// near miss is measured against are listed once, not again for every outcome.
+struct OutcomeReader<'a> {
+    hierarchy: Hierarchy<'a>,
+    /// The simple names of the known and the declared classes, with their length in
+    /// characters.
+    names: Vec<(&'a str, usize)>,
+}
+
+impl<'a> OutcomeReader<'a> {
+    fn new(declared: &'a DeclaredExceptions) -> Self {
+        let names = CLASSES
+            .iter()
+            .map(|class| class.name)
+            .chain(declared.keys().map(|name| simple_name(name)))
+            .map(|name| (name, name.chars().count()))
+            .collect();
+        OutcomeReader {
+            hierarchy: Hierarchy::with(declared),
+            names,
+        }
     }
-    let near = length / 10;
-    CLASSES
-        .iter()
-        .map(|class| class.name)
-        .chain(declared.keys().map(|name| simple_name(name)))
-        // The distance is at least the difference in length: most names are never compared.
-        .filter(|name| name.chars().count().abs_diff(length) <= near)
-        .any(|name| edit_distance(text, name) <= near)
+
+    /// Whether a string is a near miss of a class name the script could mean: 10
+    /// characters or more, and at most a letter per ten (case-sensitive) from a known or
+    /// declared class's simple name (`FileNotFoundExeption`). Short strings are left alone
+    /// (`"Errors"` is a plausible result), and so are case changes (`"ERROR"`).
+    fn near_miss(&self, text: &str) -> bool {
+        let length = text.chars().count();
+        if !(10..=64).contains(&length) {
+            return false;
+        }
+        let near = length / 10;
+        self.names
+            .iter()
+            // The distance is at least the difference in length: most names are never
+            // compared.
+            .filter(|(_, chars)| chars.abs_diff(length) <= near)
+            .any(|(name, _)| edit_distance_within(text, name, near).is_some())
+    }
+
+    /// Reads one outcome by the module's rule.
+    fn read(&self, value: &Value) -> Result<Attempt, String> {
+        match value {
+            Value::String(text) => {
+                if self.hierarchy.knows(text) {
+                    Ok(Attempt::Thrown(text.trim().to_string()))
+                } else if looks_like_exception(text) || self.near_miss(text.trim()) {
+                    // The refusal's message only now: it searches for a name to suggest.
+                    Err(refusal(self.hierarchy.check_thrown(text).err().unwrap_or_default()))
+                } else {
+                    Ok(Attempt::Returned(value.clone()))
+                }
+            }
+            Value::Array(_) | Value::Object(_) => Err(
+                "a list or an object is not an outcome: write an exception name (thrown) or a value returned (a string, a number, true, false or null)"
+                    .to_string(),
+            ),
+            _ => Ok(Attempt::Returned(value.clone())),
+        }
+    }
 }
 
 /// A hierarchy refusal, worded for a retry script's config.
@@ -235,24 +279,6 @@ fn refusal(message: String) -> String {
         "in the breaker's \"exceptions\"",
         "in the config's \"exceptions\"",
     )
-}
-
-/// Reads one outcome by the module's rule.
-fn read_attempt(declared: &DeclaredExceptions, value: &Value) -> Result<Attempt, String> {
-    match value {
-        Value::String(text) => match Hierarchy::with(declared).check_thrown(text) {
-            Ok(()) => Ok(Attempt::Thrown(text.trim().to_string())),
-            Err(why) if looks_like_exception(text) || near_miss(declared, text.trim()) => {
-                Err(refusal(why))
-            }
-            Err(_) => Ok(Attempt::Returned(value.clone())),
-        },
-        Value::Array(_) | Value::Object(_) => Err(
-            "a list or an object is not an outcome: write an exception name (thrown) or a value returned (a string, a number, true, false or null)"
-                .to_string(),
-        ),
-        _ => Ok(Attempt::Returned(value.clone())),
-    }
 }
 
 /// Equality of two returned values; numbers by value (`1` equals `1.0`, as a browser's
@@ -375,9 +401,19 @@ impl RetryScriptConfig {
                     None => ConfigError::new(field, e),
                 })?;
         }
+        if self.retry_on_result_predicate.len() > MAX_LISTED {
+            return Err(ConfigError::new(
+                "retryOnResultPredicate",
+                format!(
+                    "lists {} values: at most {MAX_LISTED}",
+                    self.retry_on_result_predicate.len()
+                ),
+            ));
+        }
+        let reader = OutcomeReader::new(&self.exceptions);
         for (index, value) in self.retry_on_result_predicate.iter().enumerate() {
             let field = format!("retryOnResultPredicate[{index}]");
-            match read_attempt(&self.exceptions, value).map_err(|e| ConfigError::new(&field, e))? {
+            match reader.read(value).map_err(|e| ConfigError::new(&field, e))? {
                 Attempt::Returned(_) => {}
                 Attempt::Thrown(name) => {
                     return Err(ConfigError::new(
@@ -530,6 +566,7 @@ impl RetryScript {
         let mut clock = Clock::default();
         let mut calls = Vec::new();
         let mut classes = ByClass::default();
+        let reader = OutcomeReader::new(&self.config.exceptions);
         for (index, step) in self.steps.iter().enumerate() {
             match step {
                 RetryStep::Call(RetryCall { outcomes }) => {
@@ -537,7 +574,7 @@ impl RetryScript {
                         .iter()
                         .enumerate()
                         .map(|(k, value)| {
-                            read_attempt(&self.config.exceptions, value).map_err(|e| {
+                            reader.read(value).map_err(|e| {
                                 ConfigError::new(format!("steps[{index}].call.outcomes[{k}]"), e)
                             })
                         })
@@ -669,7 +706,8 @@ mod tests {
             "RuntimeException".to_string(),
         )]
         .into();
-        let read = |v: Value| read_attempt(&declared, &v);
+        let reader = OutcomeReader::new(&declared);
+        let read = |v: Value| reader.read(&v);
         assert_eq!(
             read("IOException".into()),
             Ok(Attempt::Thrown("IOException".into()))
