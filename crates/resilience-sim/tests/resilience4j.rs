@@ -471,6 +471,33 @@ public class ResilienceConfig {
     );
 }
 
+/// Java reads on past a comment: a commented-out call between two calls, or a comment right
+/// after `.custom()`, does not end the chain (javac skips it; the calls after it are set).
+#[test]
+fn java_comments_inside_a_builder_chain_are_skipped() {
+    let chain = |between: &str| {
+        [
+            "CircuitBreakerConfig recommendations = CircuitBreakerConfig.custom()",
+            between,
+            "    .slidingWindowSize(10)\n    // .slidingWindowSize(20)\n    /* a note, */ /* two */\n",
+            "    .minimumNumberOfCalls(1)\n    .build();\n",
+        ]
+        .concat()
+    };
+    for between in ["\n", " // ten calls\n", " /* ten\n calls */\n"] {
+        let fragment = r4j::read_fragment(&chain(between), None).unwrap();
+        assert_eq!(fragment.instances.len(), 1, "{between:?}");
+        let PolicyConfig::CircuitBreaker(c) = &fragment.instances[0].config else {
+            panic!("{fragment:?}");
+        };
+        assert_eq!(
+            (c.sliding_window_size, c.minimum_number_of_calls),
+            (10, 1),
+            "{between:?}"
+        );
+    }
+}
+
 /// The thread-pool builder's setters throw for a size below 1 or a queue below 0, where
 /// Spring Boot's properties skip the value and keep the default (`buildConfig` sets a size
 /// only when it is positive): Java is refused, YAML keeps the default with a note.

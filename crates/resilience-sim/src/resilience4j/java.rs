@@ -64,8 +64,8 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
         let mut rest = from;
         loop {
             let tail = &text[rest..];
-            let skipped = tail.len() - tail.trim_start().len();
-            let tail = tail.trim_start();
+            let skipped = blank_len(tail);
+            let tail = &tail[skipped..];
             let Some(call) = tail.strip_prefix('.') else {
                 break;
             };
@@ -124,6 +124,27 @@ pub fn read(text: &str) -> Result<Vec<Entry>, Vec<String>> {
     match problems.is_empty() {
         true => Ok(entries),
         false => Err(problems),
+    }
+}
+
+/// The length of the blanks and Java comments (`// …` to the end of the line, `/* … */`)
+/// that `text` starts with: a comment between two calls of a chain does not end it.
+fn blank_len(text: &str) -> usize {
+    let mut at = 0;
+    loop {
+        let rest = &text[at..];
+        let trimmed = rest.trim_start();
+        at += rest.len() - trimmed.len();
+        if let Some(comment) = trimmed.strip_prefix("//") {
+            at += 2 + comment.find('\n').unwrap_or(comment.len());
+        } else if let Some(comment) = trimmed.strip_prefix("/*") {
+            match comment.find("*/") {
+                Some(end) => at += 2 + end + 2,
+                None => return text.len(),
+            }
+        } else {
+            return at;
+        }
     }
 }
 
