@@ -859,6 +859,52 @@ resilience4j:
     assert!(errors.iter().all(|e| !e.contains('\n')));
 }
 
+/// A base-config chain that comes back to itself is a circle (Spring would recurse until
+/// its stack runs out); a long straight one is read up to 16 links and then refused as
+/// long, not called a circle.
+#[test]
+fn a_base_config_circle_and_a_long_chain_are_told_apart() {
+    let configs = |links: &[(&str, &str)]| {
+        let mut yaml = "resilience4j:\n  circuitbreaker:\n    configs:\n".to_string();
+        for (name, base) in links {
+            yaml.push_str(&format!("      {name}:\n        base-config: {base}\n"));
+        }
+        yaml.push_str("      end:\n        sliding-window-size: 7\n");
+        yaml.push_str("    instances:\n      x:\n        base-config: c0\n");
+        yaml
+    };
+    let straight = |n: usize| {
+        let links: Vec<(String, String)> = (0..n)
+            .map(|i| {
+                let base = if i + 1 == n {
+                    "end".to_string()
+                } else {
+                    format!("c{}", i + 1)
+                };
+                (format!("c{i}"), base)
+            })
+            .collect();
+        let links: Vec<(&str, &str)> = links
+            .iter()
+            .map(|(a, b)| (a.as_str(), b.as_str()))
+            .collect();
+        configs(&links)
+    };
+    // c0 -> ... -> c14 -> end: 16 configs under the instance, all read.
+    let read_back = read(&straight(15)).unwrap();
+    let PolicyConfig::CircuitBreaker(c) = &read_back[0].config else {
+        panic!("{read_back:?}");
+    };
+    assert_eq!(c.sliding_window_size, 7);
+    let long = read(&straight(40)).unwrap_err().join("\n");
+    assert!(long.contains("longer than 16"), "{long}");
+    assert!(!long.contains("circle"), "{long}");
+    let circle = read(&configs(&[("c0", "c1"), ("c1", "c2"), ("c2", "c0")]))
+        .unwrap_err()
+        .join("\n");
+    assert!(circle.contains("goes round in a circle"), "{circle}");
+}
+
 #[test]
 fn what_spring_would_refuse_is_refused() {
     for (fragment, line, words) in [

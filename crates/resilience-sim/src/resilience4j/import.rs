@@ -1140,15 +1140,37 @@ fn class(name: &str) -> Result<String, String> {
 // Pass 2: inheritance, as Resilience4j builds each config
 // ---------------------------------------------------------------------------------------
 
+/// The longest `base-config` chain read. Resilience4j has no limit (it recurses until the
+/// JVM's stack runs out); the course stops at a length no real file reaches.
+const MAX_BASE_CHAIN: usize = 16;
+
+/// Whether following `base-config` from `layer` comes back to a config already passed.
+fn goes_round(layer: &Layer, configs: &[&Layer]) -> bool {
+    let mut passed: Vec<&str> = Vec::new();
+    let mut current = layer;
+    while let Some(Val::Word(base)) = current.base().map(|b| &b.val) {
+        if passed.contains(&base.as_str()) {
+            return true;
+        }
+        passed.push(base);
+        match configs.iter().find(|c| c.name == *base) {
+            Some(next) => current = next,
+            None => return false,
+        }
+    }
+    false
+}
+
 /// The blocks an instance is built from, in the order they are applied.
 fn chain(layer: &Layer, configs: &[&Layer], depth: usize) -> Result<Vec<Layer>, Problem> {
     let find = |name: &str| configs.iter().find(|c| c.name == name).copied();
-    if depth > 16 {
-        return Err(at(
-            layer.line,
-            &layer.path,
-            "its base-config chain goes round in a circle",
-        ));
+    if depth > MAX_BASE_CHAIN {
+        let why = if goes_round(layer, configs) {
+            "its base-config chain goes round in a circle".to_string()
+        } else {
+            format!("its base-config chain is longer than {MAX_BASE_CHAIN} configs, the most the course reads")
+        };
+        return Err(at(layer.line, &layer.path, &why));
     }
     if let Some(base) = layer.base() {
         let base_name = match &base.val {
@@ -1162,7 +1184,12 @@ fn chain(layer: &Layer, configs: &[&Layer], depth: usize) -> Result<Vec<Layer>, 
             return Err(at(
                 base.line,
                 &base.path,
-                &["there is no configs.", base_name, " in this fragment"].concat(),
+                &[
+                    "there is no configs.",
+                    &crate::error::excerpt(base_name),
+                    " in this fragment",
+                ]
+                .concat(),
             ));
         };
         let mut layers = chain(base_layer, configs, depth + 1)?;
