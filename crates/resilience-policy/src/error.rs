@@ -77,6 +77,12 @@ pub fn excerpt(value: &str) -> String {
     out
 }
 
+/// A reader's key path (`steps[3].acquire.maxWait`) with each key cut to its [`excerpt`]:
+/// an unknown key is a value the file wrote, and a long one is quoted as any other.
+pub fn excerpt_path(path: &str) -> String {
+    path.split('.').map(excerpt).collect::<Vec<_>>().join(".")
+}
+
 /// `` `text` what ``, the text cut to its [`excerpt`]: the message for a refused value.
 pub fn quote(text: &str, what: &str) -> String {
     format!("`{}` {what}", excerpt(text))

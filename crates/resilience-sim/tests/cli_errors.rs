@@ -39,3 +39,19 @@ fn a_huge_bad_value_is_quoted_by_a_short_prefix() {
     );
     assert!(line.chars().count() < MESSAGE_CHARS + 40, "{}", line.len());
 }
+
+#[test]
+fn an_unknown_key_of_a_script_is_quoted_by_a_short_prefix() {
+    let dir = std::env::temp_dir().join(format!("rs-cli-long-key-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("script.json");
+    let key = "k".repeat(10_000);
+    std::fs::write(&file, format!("{{\"{key}\": 1}}")).unwrap();
+    for command in ["breaker", "bulkhead", "retry", "ratelimiter", "timelimiter"] {
+        let line = refused(&[command, file.to_str().unwrap()]);
+        let shown = format!("{}…", "k".repeat(EXCERPT_CHARS));
+        assert!(line.contains(&format!("script: {shown}: unknown field")), "{line}");
+        assert!(!line.contains(&"k".repeat(EXCERPT_CHARS + 1)), "{line}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}

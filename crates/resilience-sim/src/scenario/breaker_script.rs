@@ -162,7 +162,7 @@ pub fn read_breaker_script<'de, D: serde::Deserializer<'de>>(
     reader: D,
 ) -> Result<BreakerScript, String> {
     serde_path_to_error::deserialize(reader).map_err(|e| {
-        let path = e.path().to_string();
+        let path = crate::error::excerpt_path(&e.path().to_string());
         invalid_script(
             if path == "." { "" } else { &path },
             &e.into_inner().to_string(),

@@ -583,7 +583,7 @@ impl Topology {
                 if path == "." {
                     "scenario".into()
                 } else {
-                    one_line(&path)
+                    one_line(&crate::error::excerpt_path(&path))
                 },
                 // serde quotes a bad value whole: keep a short prefix, on one line.
                 one_line(&e.into_inner().to_string()),

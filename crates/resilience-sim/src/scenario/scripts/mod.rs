@@ -30,7 +30,7 @@ pub use super::breaker_script::{MAX_SCRIPT_BYTES, MAX_SCRIPT_CLOCK_MS};
 pub fn parse<T: DeserializeOwned>(json: &str, what: &str) -> Result<T, String> {
     let mut reader = serde_json::Deserializer::from_str(crate::error::without_bom(json));
     let script = serde_path_to_error::deserialize(&mut reader).map_err(|e| {
-        let path = e.path().to_string();
+        let path = crate::error::excerpt_path(&e.path().to_string());
         invalid(
             what,
             if path == "." { "" } else { &path },
