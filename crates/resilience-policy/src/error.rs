@@ -83,6 +83,26 @@ pub fn excerpt_path(path: &str) -> String {
     path.split('.').map(excerpt).collect::<Vec<_>>().join(".")
 }
 
+/// The names to choose from, for a message: the first five, each cut to its [`excerpt`],
+/// then how many more (a file may have thousands).
+pub fn some_names<'a>(names: impl IntoIterator<Item = &'a str>) -> String {
+    const SHOWN: usize = 5;
+    let mut shown: Vec<String> = Vec::new();
+    let mut more = 0usize;
+    for name in names {
+        if shown.len() < SHOWN {
+            shown.push(excerpt(name));
+        } else {
+            more += 1;
+        }
+    }
+    let mut text = shown.join(", ");
+    if more > 0 {
+        text.push_str(&format!(" and {more} more"));
+    }
+    text
+}
+
 /// `` `text` what ``, the text cut to its [`excerpt`]: the message for a refused value.
 pub fn quote(text: &str, what: &str) -> String {
     format!("`{}` {what}", excerpt(text))
@@ -140,6 +160,22 @@ impl std::error::Error for ConfigError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_of_names_shows_five_and_counts_the_rest() {
+        assert_eq!(some_names(["a", "b"]), "a, b");
+        let names: Vec<String> = (0..5_000).map(|i| format!("v{i}")).collect();
+        assert_eq!(
+            some_names(names.iter().map(String::as_str)),
+            "v0, v1, v2, v3, v4 and 4995 more"
+        );
+        let long = "x".repeat(100);
+        assert_eq!(some_names([long.as_str()]), excerpt(&long));
+        assert_eq!(
+            excerpt_path(&format!("steps[1].{long}")),
+            format!("steps[1].{}", excerpt(&long))
+        );
+    }
 
     #[test]
     fn excerpts_are_short_and_on_one_line() {

@@ -50,7 +50,10 @@ fn an_unknown_key_of_a_script_is_quoted_by_a_short_prefix() {
     for command in ["breaker", "bulkhead", "retry", "ratelimiter", "timelimiter"] {
         let line = refused(&[command, file.to_str().unwrap()]);
         let shown = format!("{}…", "k".repeat(EXCERPT_CHARS));
-        assert!(line.contains(&format!("script: {shown}: unknown field")), "{line}");
+        assert!(
+            line.contains(&format!("script: {shown}: unknown field")),
+            "{line}"
+        );
         assert!(!line.contains(&"k".repeat(EXCERPT_CHARS + 1)), "{line}");
     }
     std::fs::remove_dir_all(&dir).unwrap();

@@ -401,11 +401,15 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
     if let Some(v) = &variant {
         if !known.iter().any(|k| k == v) {
             return Err(format!(
-                "--variant: the scenario has no variant “{v}”{}",
+                "--variant: the scenario has no variant “{}”{}",
+                resilience_sim::error::excerpt(v),
                 if known.is_empty() {
                     String::new()
                 } else {
-                    format!(": use {}", known.join(", "))
+                    format!(
+                        ": use {}",
+                        resilience_sim::error::some_names(known.iter().map(String::as_str))
+                    )
                 }
             ));
         }

@@ -559,14 +559,17 @@ impl Topology {
                 .and_then(|v| v.get(name))
                 .cloned()
                 .ok_or_else(|| {
-                    let names: Vec<String> = value
+                    let names = value
                         .get("variants")
                         .and_then(|v| v.as_object())
-                        .map(|o| o.keys().cloned().collect())
+                        .map(|o| crate::error::some_names(o.keys().map(String::as_str)))
                         .unwrap_or_default();
                     err(
                         "variant",
-                        format!("there is no variant “{name}”: use {}", names.join(", ")),
+                        format!(
+                            "there is no variant “{}”: use {names}",
+                            crate::error::excerpt(name)
+                        ),
                     )
                 })?;
             merge_patch(&mut value, &patch);
