@@ -266,6 +266,11 @@ fn bad_scripts_are_refused_before_any_step_with_one_line() {
             r#"{"steps":[{"acquire":{"permits":3000000000}}]}"#,
             "steps[0].acquire.permits",
         ),
+        // changeLimitForPeriod(int): Java cannot pass 2^32 - 1; 0 is its runtime refusal.
+        (
+            r#"{"steps":[{"change_limit":4294967295}]}"#,
+            "steps[0].change_limit: must be at most 2147483647",
+        ),
         (r#"{"steps":[{"wait":{}}]}"#, "steps[0]"),
         (r#"{"config":{"limit":3},"steps":[]}"#, "config"),
         (r#"{"steps":[{"advance_ms":1.5}]}"#, "steps[0].advance_ms"),

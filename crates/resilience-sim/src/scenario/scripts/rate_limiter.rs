@@ -126,6 +126,13 @@ impl RateLimiterScript {
                         format!("must be at most {} (a Java int)", i32::MAX),
                     ));
                 }
+                // `changeLimitForPeriod(int)`: Java cannot pass a larger number at all.
+                RateLimiterStep::ChangeLimit(limit) if *limit > i32::MAX as u32 => {
+                    return Err(ConfigError::new(
+                        format!("steps[{index}].change_limit"),
+                        format!("must be at most {} (a Java int)", i32::MAX),
+                    ));
+                }
                 RateLimiterStep::ChangeTimeoutMs(ms) => {
                     super::check_duration(format!("steps[{index}].change_timeout_ms"), *ms)?
                 }
