@@ -5,7 +5,7 @@
 //! `dependencies`); the edges are names: a client names the endpoint it calls, an endpoint
 //! names the dependencies it calls, a stack and a probe name their dependency. Policy
 //! settings are the engine's Resilience4j configs, camelCase as in `application.yml`.
-//! `variants` are named JSON merge patches (RFC 7386) of the same document: the CLI and
+//! `variants` are named JSON merge patches (RFC 7396) of the same document: the CLI and
 //! the page apply the one asked for before reading the topology, so a learner's own file
 //! can carry variants too.
 //!
@@ -1040,7 +1040,7 @@ impl Topology {
     }
 }
 
-/// RFC 7386 JSON merge patch: objects merge key by key, `null` removes, anything else
+/// RFC 7396 JSON merge patch: objects merge key by key, `null` removes, anything else
 /// replaces.
 pub fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
     use serde_json::Value;
