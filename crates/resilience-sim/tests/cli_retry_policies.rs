@@ -228,6 +228,8 @@ fn bad_flags_are_one_line_errors() {
     assert!(text.contains(&format!("“{}…”", "x".repeat(40))), "{text}");
     assert!(with(&["--seed", "-3"]).contains("--seed: expected a whole number"));
     assert!(with(&["--seed", "1.5"]).contains("“1.5”"));
+    // The page's seed field and every other lab stop at nine digits.
+    assert!(with(&["--seed", "1000000000"]).contains("from 0 to 999999999"));
     assert!(with(&["--rate", "3"]).contains("--rate: not a control"));
     assert!(with(&["--failure-rates", "0.1,2"]).contains("--failure-rates: every value"));
     assert!(with(&["--failure-rates", "0.1,,0.2"]).contains("--failure-rates: expected numbers"));

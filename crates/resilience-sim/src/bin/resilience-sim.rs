@@ -13,7 +13,7 @@ use resilience_sim::model::jitter as jitter_lab;
 use resilience_sim::resilience4j as r4j;
 use resilience_sim::scenario::brownout_lab::BrownoutLab;
 use resilience_sim::scenario::checkout_lab::CheckoutLab;
-use resilience_sim::scenario::lab_session::{Control, LabModel, LabSession};
+use resilience_sim::scenario::lab_session::{Control, LabModel, LabSession, MAX_SEED};
 use resilience_sim::scenario::labs::{AmplificationLab, JitterLab};
 use resilience_sim::scenario::pool_lab::PoolLab;
 use resilience_sim::scenario::retry_policies_lab::{settings_prefix, RetryPoliciesLab};
@@ -474,13 +474,17 @@ fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, Strin
                     Some(parse_policies(&value).map_err(|e| format!("--{name}: {}", e.message))?)
             }
             "seed" => {
-                seed = value.trim().parse().map_err(|_| {
-                    format!(
-                        "--seed: expected a whole number from 0 to {}, got “{}”",
-                        u64::MAX,
-                        excerpt(&value)
-                    )
-                })?
+                seed = value
+                    .trim()
+                    .parse()
+                    .ok()
+                    .filter(|s| *s <= MAX_SEED)
+                    .ok_or_else(|| {
+                        format!(
+                            "--seed: expected a whole number from 0 to {MAX_SEED}, got “{}”",
+                            excerpt(&value)
+                        )
+                    })?
             }
             "failure-rates" => failure_rates = Some(numbers("failureRates")?),
             "loads" => loads = Some(numbers("loads")?),

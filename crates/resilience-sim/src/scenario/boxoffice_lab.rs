@@ -360,7 +360,7 @@ const CONTROLS: [Control<C>; 3] = [
         help: "Seed of every random stream (arrivals, service times, retries): the same seed gives the same run.",
         kind: ControlKind::Whole {
             min: 0,
-            max: 999_999_999,
+            max: super::lab_session::MAX_SEED,
         },
         section: Section::More,
         get: |l| ControlValue::Number(l.seed as f64),

@@ -61,7 +61,7 @@ const BROWNOUT_CONTROLS: [Control<B>; 31] = [
     Control {
         name: "queueCapacity",
         label: "Bulkhead queue (queueCapacity)",
-        help: "Pricing calls that may wait for a bulkhead thread; each waits on an order thread.",
+        help: "Pricing calls that may wait for a bulkhead thread; each holds its order thread while it waits, unless a TimeLimiter has already given up on it.",
         kind: slider(0.0, 1_000.0, 10.0, "calls"),
         section: Section::Main,
         get: |l| ControlValue::Number(f64::from(l.config.queue_capacity)),
@@ -282,7 +282,7 @@ const BROWNOUT_CONTROLS: [Control<B>; 31] = [
     Control {
         name: "timeoutMs",
         label: "Fix 1: timeout",
-        help: "How long order waits for a pricing attempt once fix 1 is on.",
+        help: "Fix 1's timeout for each pricing attempt. As a read timeout it starts when a bulkhead thread sends the call, so time in the bulkhead's queue comes on top; as a TimeLimiter it starts when order makes the attempt, queue included.",
         kind: millis(10.0, MAX_MS as f64, 10.0),
         section: Section::More,
         get: |l| ms(l.config.timeout_ms),
@@ -343,7 +343,7 @@ const BROWNOUT_CONTROLS: [Control<B>; 31] = [
         help: "Seed of arrivals, products, latencies and retry waits: the same seed gives the same run.",
         kind: ControlKind::Whole {
             min: 0,
-            max: 999_999_999,
+            max: super::lab_session::MAX_SEED,
         },
         section: Section::More,
         get: |l| ControlValue::Number(l.config.seed as f64),

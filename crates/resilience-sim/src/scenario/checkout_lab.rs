@@ -126,7 +126,7 @@ const CHECKOUT_CONTROLS: [Control<C>; 5] = [
         help: "Seed of the answer times: the same seed gives the same run.",
         kind: ControlKind::Whole {
             min: 0,
-            max: 999_999_999,
+            max: super::lab_session::MAX_SEED,
         },
         section: Section::More,
         get: |l| ControlValue::Number(l.config.seed as f64),

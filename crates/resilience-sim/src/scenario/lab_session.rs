@@ -50,6 +50,10 @@ pub trait LabModel: Clone + PartialEq + Default + Send + Sync + 'static {
     }
 }
 
+/// The largest seed a lab takes, on the page and in the CLI alike: nine digits, typed in
+/// a field and exact in a link.
+pub const MAX_SEED: u64 = 999_999_999;
+
 /// What kind of value a control holds, and how the page shows it.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum ControlKind {

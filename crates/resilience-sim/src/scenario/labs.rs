@@ -71,7 +71,7 @@ fn to_optional_ms(value: ControlValue) -> Option<u64> {
 
 const SEED: ControlKind = ControlKind::Whole {
     min: 0,
-    max: 999_999_999,
+    max: super::lab_session::MAX_SEED,
 };
 
 type A = AmplificationLab;
@@ -225,7 +225,7 @@ const AMPLIFICATION_CONTROLS: [Control<A>; 19] = [
     Control {
         name: "budgetMinRetriesPerSecond",
         label: "Budget reserve",
-        help: "Retries per second the budget always allows on top.",
+        help: "A reserve on top of the percentage: this many retries for each second the budget remembers, which a burst may spend at once.",
         kind: slider(0.0, 1000.0, 1.0, "retries/s"),
         section: Section::More,
         get: |l| ControlValue::Number(f64::from(l.config.budget_min_retries_per_second)),

@@ -250,7 +250,7 @@ const POOL_CONTROLS: [Control<P>; 19] = [
         help: "Seed of the arrivals and work times: the same seed gives the same run.",
         kind: ControlKind::Whole {
             min: 0,
-            max: 999_999_999,
+            max: super::lab_session::MAX_SEED,
         },
         section: Section::More,
         get: |l| ControlValue::Number(l.config.seed as f64),

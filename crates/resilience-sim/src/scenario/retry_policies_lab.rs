@@ -590,7 +590,7 @@ const CONTROLS: [Control<L>; 36] = [
     Control {
         name: "tokenBucket.retryCost",
         label: "Cost of a retry",
-        help: "Tokens a retry takes; with fewer left, the retry is refused.",
+        help: "Tokens a retry takes, at most the bucket's size; with fewer left, the retry is refused.",
         kind: slider(0.1, 10.0, 0.1, "tokens"),
         section: Section::More,
         get: |l| ControlValue::Number(l.settings.token_bucket.retry_cost),
@@ -608,7 +608,7 @@ const CONTROLS: [Control<L>; 36] = [
     Control {
         name: "finagle.minRetriesPerSecond",
         label: "minRetriesPerSec",
-        help: "Retries allowed each second whatever the traffic (Finagle's default 10).",
+        help: "A reserve whatever the traffic: this many retries for each second of the ttl, which a burst may spend at once (Finagle's default 10).",
         kind: count(0, 1_000, "retries/s"),
         section: Section::More,
         get: |l| ControlValue::Number(f64::from(l.settings.finagle.min_retries_per_second)),
@@ -755,7 +755,7 @@ const CONTROLS: [Control<L>; 36] = [
         help: "Seed of every run's arrivals and failures: the same seed gives the same figures, here and in the CLI.",
         kind: ControlKind::Whole {
             min: 0,
-            max: 999_999_999,
+            max: super::lab_session::MAX_SEED,
         },
         section: Section::More,
         get: |l| ControlValue::Number(l.seed as f64),
