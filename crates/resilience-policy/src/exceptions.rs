@@ -927,8 +927,7 @@ fn lowercase_against_ascii(name: &str) -> String {
 /// `max`: a "did you mean" hint asks for a distance of a few letters, and a long name
 /// unlike any other costs a few rows, not its length squared.
 pub fn edit_distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
-    // Cheap bounds first, without a copy: most pairs end here.
-    if a.chars().count().abs_diff(b.chars().count()) > max || letters_apart(a, b) > max {
+    if a.chars().count().abs_diff(b.chars().count()) > max {
         return None;
     }
     let a: Vec<char> = a.chars().collect();
@@ -953,23 +952,6 @@ pub fn edit_distance_within(a: &str, b: &str, max: usize) -> Option<usize> {
         }
     }
     Some(row[b.len()]).filter(|d| *d <= max)
-}
-
-/// A lower bound of the edit distance, in one pass: each edit changes at most one letter
-/// in and one out, so the distance is at least the larger of the letters `a` has more of
-/// and those `b` has more of (every letter outside ASCII counted as one).
-fn letters_apart(a: &str, b: &str) -> usize {
-    let mut counts = [0i32; 129];
-    let bucket = |c: char| (c as usize).min(128);
-    for c in a.chars() {
-        counts[bucket(c)] += 1;
-    }
-    for c in b.chars() {
-        counts[bucket(c)] -= 1;
-    }
-    let more_in_a: i32 = counts.iter().filter(|n| **n > 0).sum();
-    let more_in_b: i32 = -counts.iter().filter(|n| **n < 0).sum::<i32>();
-    more_in_a.max(more_in_b) as usize
 }
 
 /// A Java class name: identifiers separated by `.` (`$` allowed, as Java allows it).

@@ -117,12 +117,10 @@ pub struct SemaphoreBulkhead {
     /// In arrival order, so by increasing id.
     waiters: VecDeque<Waiter>,
     /// Whether the waiters' deadlines never decrease from front to back: true whenever
-    /// every caller waits the config's time. Then the expired ones are at the front, and
-    /// retiring them costs only their number, not a scan of everyone waiting.
+    /// every caller waits the config's time (a script's callers may each wait their own).
+    /// Then the expired ones are at the front, and retiring them costs only their number,
+    /// not a scan of everyone waiting.
     deadlines_in_order: bool,
-    /// No waiter's deadline is earlier (a lower bound, exact after each scan): with
-    /// deadlines out of order, a scan runs only once one may have passed.
-    earliest_deadline: Millis,
     expired: Vec<WaiterId>,
     next_waiter: u64,
     permitted_calls: u64,
@@ -138,7 +136,6 @@ impl SemaphoreBulkhead {
             in_use: 0,
             waiters: VecDeque::new(),
             deadlines_in_order: true,
-            earliest_deadline: Millis::MAX,
             expired: Vec::new(),
             next_waiter: 0,
             permitted_calls: 0,
@@ -179,7 +176,6 @@ impl SemaphoreBulkhead {
         {
             self.deadlines_in_order = false;
         }
-        self.earliest_deadline = self.earliest_deadline.min(deadline);
         self.waiters.push_back(Waiter { id, deadline });
         Admission::Waiting(id)
     }
@@ -301,23 +297,19 @@ impl SemaphoreBulkhead {
                 self.expired.push(w.id);
                 self.waiters.pop_front();
             }
-        } else if now >= self.earliest_deadline {
+        } else {
             let expired = &mut self.expired;
-            let mut earliest = Millis::MAX;
             self.waiters.retain(|w| {
                 if w.deadline <= now {
                     expired.push(w.id);
                     false
                 } else {
-                    earliest = earliest.min(w.deadline);
                     true
                 }
             });
-            self.earliest_deadline = earliest;
         }
         if self.waiters.is_empty() {
             self.deadlines_in_order = true;
-            self.earliest_deadline = Millis::MAX;
         }
         self.rejected_calls += (before - self.waiters.len()) as u64;
         // With max_wait > 0 and permits free, nobody should be waiting; a permit can only

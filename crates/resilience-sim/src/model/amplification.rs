@@ -203,7 +203,8 @@ pub struct AmplificationConfig {
     pub budget_percent: f64,
     /// How long the budget remembers deposits and withdrawals (1 s to 60 s; default 10 s).
     pub budget_ttl_ms: Millis,
-    /// Retries per second the budget always allows on top (0 to 100,000; default 0).
+    /// A reserve on top of the percentage: retries per second of the budget's memory (ttl),
+    /// which a burst may spend at once (0 to 100,000; default 0).
     pub budget_min_retries_per_second: u32,
     /// The wait before a retry (default none: the next step).
     pub backoff: BackoffKind,
