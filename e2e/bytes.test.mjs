@@ -21,7 +21,7 @@ const CEILING_KB = {
   sandbox: 203.5,
   pool: 147.5,
   brownout: 205,
-  checkout: 188.5,
+  checkout: 189,
   boxoffice: 428.5,
   'retry-policies': 181,
   landing: 64,

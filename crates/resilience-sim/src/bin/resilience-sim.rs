@@ -7,7 +7,7 @@ use std::io::Write;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
-use resilience_sim::error::one_line;
+use resilience_sim::error::{excerpt, one_line};
 use resilience_sim::model::amplification::{self, AmplificationPolicy};
 use resilience_sim::model::jitter as jitter_lab;
 use resilience_sim::resilience4j as r4j;
@@ -402,7 +402,7 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
         if !known.iter().any(|k| k == v) {
             return Err(format!(
                 "--variant: the scenario has no variant “{}”{}",
-                resilience_sim::error::excerpt(v),
+                excerpt(v),
                 if known.is_empty() {
                     String::new()
                 } else {
@@ -447,7 +447,6 @@ fn boxoffice_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
 /// `RetryPolicySettings` (`--grpc.maxTokens 20`): read through Demo 15's control table
 /// ([`retry_policies_settings`]), so the CLI checks them as the page does.
 fn retry_policies_lab(pairs: Vec<(String, String)>) -> Result<Vec<String>, String> {
-    use resilience_sim::error::excerpt;
     use resilience_sim::model::retry_policies::{
         map, parse_numbers, parse_policies, sweep, MapConfig, SweepConfig,
     };
@@ -604,7 +603,6 @@ fn retry_policies_settings_of(prefix: &str) -> Option<(&'static str, Vec<&'stati
 
 /// The error of a flag `lab retry-policies` does not take: what it may have meant.
 fn retry_policies_unknown(name: &str) -> String {
-    use resilience_sim::error::excerpt;
     let flag = excerpt(name);
     if LabSession::<RetryPoliciesLab>::control(name).is_some() {
         // yourPolicy, yourLoad, yourTrigger, show.*: the page's own system and charts.
@@ -754,7 +752,7 @@ fn choose_instance<'a>(
             .ok_or_else(|| {
                 format!(
                     "{fragment}: no {section} instance “{}” (it has: {})",
-                    one_line(&resilience_sim::error::excerpt(name)),
+                    one_line(&excerpt(name)),
                     names()
                 )
             }),
@@ -856,14 +854,17 @@ fn flag_pairs(args: &[String]) -> Result<Vec<(String, String)>, String> {
     let mut args = args.iter();
     while let Some(arg) = args.next() {
         let Some(flag) = arg.strip_prefix("--") else {
-            return Err(format!("expected a control as --NAME VALUE, got “{arg}”"));
+            return Err(format!(
+                "expected a control as --NAME VALUE, got “{}”",
+                excerpt(arg)
+            ));
         };
         let (name, value) = match flag.split_once('=') {
             Some((name, value)) => (name.to_string(), value.to_string()),
             None => {
                 let value = args
                     .next()
-                    .ok_or_else(|| format!("--{flag} needs a value"))?;
+                    .ok_or_else(|| format!("--{} needs a value", excerpt(flag)))?;
                 (flag.to_string(), value.clone())
             }
         };
@@ -934,7 +935,9 @@ fn pool_aliases(pairs: Vec<(String, String)>) -> Result<Vec<(String, String)>, S
             }
             ("bulkhead", Some(kind)) if value != kind => {
                 return Err(format!(
-                    "--bulkhead {value} and --bulkhead-kind {kind} disagree"
+                    "--bulkhead “{}” and --bulkhead-kind “{}” disagree",
+                    excerpt(&value),
+                    excerpt(kind)
                 ))
             }
             _ => out.push((camel(&name), value)),
