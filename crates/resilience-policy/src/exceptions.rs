@@ -734,9 +734,6 @@ impl<'a> Hierarchy<'a> {
     /// Checks the name of an exception a call throws: it must be known or declared, since
     /// its superclasses decide how it is classified.
     pub fn check_thrown(&self, name: &str) -> Result<(), String> {
-        if self.knows(name) {
-            return Ok(());
-        }
         match self.resolve(name) {
             Resolved::Known(_) | Resolved::Declared(..) => Ok(()),
             other => Err(self.refusal(name, other, true)),

@@ -169,12 +169,11 @@ impl SemaphoreBulkhead {
         let id = WaiterId(self.next_waiter);
         self.next_waiter += 1;
         let deadline = now.saturating_add(max_wait);
-        if self
-            .waiters
-            .back()
-            .is_some_and(|last| last.deadline > deadline)
-        {
-            self.deadlines_in_order = false;
+        match self.waiters.back() {
+            // A queue that emptied (by permits or expiry) is in order again.
+            None => self.deadlines_in_order = true,
+            Some(last) if last.deadline > deadline => self.deadlines_in_order = false,
+            Some(_) => {}
         }
         self.waiters.push_back(Waiter { id, deadline });
         Admission::Waiting(id)
@@ -307,9 +306,6 @@ impl SemaphoreBulkhead {
                     true
                 }
             });
-        }
-        if self.waiters.is_empty() {
-            self.deadlines_in_order = true;
         }
         self.rejected_calls += (before - self.waiters.len()) as u64;
         // With max_wait > 0 and permits free, nobody should be waiting; a permit can only
