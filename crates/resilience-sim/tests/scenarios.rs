@@ -120,3 +120,25 @@ fn bad_scenarios_are_refused_with_a_message() {
     }
     assert!(Scenario::parse("{\"name\": 3}", Format::Json).is_err());
 }
+
+#[test]
+fn a_toml_error_says_where_it_is_and_does_not_echo_the_line() {
+    // A 300-character description followed by a stray word: the error is on line 2, at
+    // the word (after `description = "`, 15 characters, the value, its quote and a space).
+    let long = "y".repeat(300);
+    let text = format!("name = \"x\"\ndescription = \"{long}\" oops\nticks = 10\n");
+    let err = Scenario::parse(&text, Format::Toml).unwrap_err();
+    assert!(
+        err.starts_with("TOML parse error at line 2, column 318: "),
+        "{err}"
+    );
+    assert!(!err.contains("yyyy"), "{err}");
+    assert!(!err.contains(" | "), "{err}");
+    // A column counts characters, not bytes.
+    let text = "name = \"é\" é\n";
+    let err = Scenario::parse(text, Format::Toml).unwrap_err();
+    assert!(
+        err.starts_with("TOML parse error at line 1, column 12: "),
+        "{err}"
+    );
+}

@@ -142,9 +142,7 @@ impl Scenario {
             // One line, whatever the parser quotes back (a value's newline, a lone `\r`).
             Format::Json => serde_json::from_str(text).map_err(|e| one_line(&e.to_string()))?,
             #[cfg(feature = "cli")]
-            Format::Toml => {
-                toml::from_str(text).map_err(|e| one_line(&toml_message(&e.to_string())))?
-            }
+            Format::Toml => toml::from_str(text).map_err(|e| one_line(&toml_message(text, &e)))?,
         };
         scenario.validate().map_err(|e| e.to_string())?;
         Ok(scenario)
@@ -328,13 +326,21 @@ pub struct Trace {
     pub ticks: Vec<TickRecord>,
 }
 
-/// toml's message (the source line with a caret under it) as the lines that say something.
+/// toml's message where it is in the file, without the source line toml prints under it
+/// (a line of the file is not the reader's to echo: it may be a megabyte long).
 #[cfg(feature = "cli")]
-fn toml_message(message: &str) -> String {
-    message
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.chars().all(|c| c == '|' || c == '^' || c == ' '))
-        .collect::<Vec<_>>()
-        .join(" ")
+fn toml_message(text: &str, error: &toml::de::Error) -> String {
+    let Some(mut start) = error.span().map(|span| span.start.min(text.len())) else {
+        return format!("TOML parse error: {}", error.message().trim_end());
+    };
+    while !text.is_char_boundary(start) {
+        start -= 1;
+    }
+    let before = &text[..start];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    format!(
+        "TOML parse error at line {line}, column {column}: {}",
+        error.message().trim_end()
+    )
 }
