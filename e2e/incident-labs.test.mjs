@@ -283,6 +283,12 @@ test('Demo 12 on a phone (390 x 844), dark: one column, nothing wider than the s
   assert.equal(await page.getByTestId('bo-step-1').getAttribute('aria-pressed'), 'true');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.equal(overflow, 0, 'no horizontal scrolling');
+  // Nor inside the sheet: a slider 2 px too wide scrolled it sideways, clipping every label.
+  const sheetOverflow = await page.evaluate(() => {
+    const body = document.querySelector('.lab-controls.sheet-open > .sheet-body');
+    return body.scrollWidth - body.clientWidth;
+  });
+  assert.equal(sheetOverflow, 0, 'the controls sheet does not scroll sideways');
   await page.getByTestId('bo-step-4').click();
   await page.locator('[data-testid=bo-step-4][aria-pressed=true]').waitFor();
   await page.locator('[data-testid=bo-page][aria-busy=false]').waitFor();
@@ -352,6 +358,9 @@ test('Demo 13: every scenario, both old stacks; what each layer did, and the sag
   assert.equal(await scroller.getAttribute('role'), 'region');
   await scroller.focus();
   assert.ok(await scroller.evaluate((el) => el === document.activeElement));
+  // On a laptop all seven columns fit beside the controls (the last, the breaker's end
+  // state, was hidden past the region's edge).
+  assert.ok(await scroller.evaluate((el) => el.scrollWidth <= el.clientWidth), 'the saga table fits at 1280 px');
   // The course's validation list, as the page shows it.
   assert.deepEqual(figures['decline-storm resilience4j separate'], ['0', '100', '0', '0', '100', 'CLOSED']);
   assert.equal(figures['quoter-stall resilience4j separate'][0], '600', 'a stalled quoter costs payment nothing');

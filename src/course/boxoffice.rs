@@ -412,7 +412,7 @@ pub fn outcomes_summary(run: &BoxOfficeRun) -> String {
     let total = |f: fn(&resilience_sim::model::boxoffice::report::ClassRow) -> u64| {
         f(&c.critical) + f(&c.important) + f(&c.sheddable)
     };
-    format!(
+    let mut text = format!(
         "Over the run: {} users, {} answered in time, {} late (they gave up), {} failed, {} fell back, {} refused with 429 and {} with 503.",
         total(|r| r.offered),
         total(|r| r.in_time),
@@ -421,7 +421,16 @@ pub fn outcomes_summary(run: &BoxOfficeRun) -> String {
         total(|r| r.fallback),
         total(|r| r.rate_limited),
         total(|r| r.shed)
-    )
+    );
+    // Users who arrived near the end have neither an answer nor a passed deadline yet: said,
+    // so the figures add up to the users.
+    let unfinished: u64 = run.summary.unfinished.iter().sum();
+    if unfinished > 0 {
+        text.push_str(&format!(
+            " {unfinished} were still waiting when the run ended."
+        ));
+    }
+    text
 }
 
 // ---- the system at one second ---------------------------------------------------------------
@@ -1277,6 +1286,24 @@ mod tests {
         let outcomes = outcomes_chart(&run);
         assert!(outcomes.series.iter().any(|s| s.label == "failed"));
         assert!(outcomes_summary(&run).starts_with("Over the run: "));
+    }
+
+    /// The outcomes sentence accounts for every user: its figures after the first add up to
+    /// the first (the default run ends with users still waiting, who were left out).
+    #[test]
+    fn the_outcomes_sentence_adds_up_to_the_users() {
+        let lab = BoxOfficeLab::default();
+        let run = lab.sim().unwrap().finish();
+        let text = outcomes_summary(&run);
+        let figures: Vec<u64> = text
+            .split(|c: char| !c.is_ascii_digit())
+            .filter(|w| !w.is_empty())
+            .map(|w| w.parse().unwrap())
+            // 429 and 503 are the answers' codes, not counts.
+            .filter(|&n| n != 429 && n != 503)
+            .collect();
+        assert!(text.contains("still waiting when the run ended"), "{text}");
+        assert_eq!(figures[0], figures[1..].iter().sum::<u64>(), "{text}");
     }
 
     /// The rate limiter's scenario has no incident (the bot is there from the start): no
