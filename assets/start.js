@@ -17,20 +17,47 @@ const FILES = {};
 const base = document.baseURI;
 const url = (name) => new URL(name, base).href;
 
-// The same reading of the query as the app's (src/url_state.rs, src/embed.rs): the last
-// valid `demo` wins, a bad one opens Demo 1; `overview` and `embed` as flags; no `demo`
-// at all, outside a frame, is the front page.
+// The same reading of the query as the app's (src/url_state.rs, src/embed.rs): its first
+// 100 parameters, decoded; the last `demo` that names a demo wins, a bad one opens Demo 1;
+// `overview` and `embed` as flags; no `demo` at all, outside a frame, is the front page.
+// Read otherwise (`?demo=%31%34` undecoded), the page would load one part and the app ask
+// for another.
+const MAX_QUERY_PAIRS = 100;
+function decode(text) {
+  // `+` is a space; an escape that is not two hex digits stays as typed; bad UTF-8 becomes
+  // U+FFFD, as Rust's from_utf8_lossy makes it.
+  const bytes = [];
+  const utf8 = new TextEncoder();
+  for (let i = 0; i < text.length;) {
+    const hex = text.slice(i + 1, i + 3);
+    if (text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(hex)) {
+      bytes.push(parseInt(hex, 16));
+      i += 3;
+    } else if (text[i] === '+') {
+      bytes.push(32);
+      i += 1;
+    } else {
+      const char = String.fromCodePoint(text.codePointAt(i));
+      bytes.push(...utf8.encode(char));
+      i += char.length;
+    }
+  }
+  return new TextDecoder().decode(new Uint8Array(bytes));
+}
 function partOf(search) {
   let part = 'tick-demos';
   let overview = false;
   let embed = false;
   let demo = false;
-  for (const pair of search.replace(/^\?/, '').split('&')) {
-    const [key, value = ''] = pair.split('=');
+  const pairs = search.replace(/^\?/, '').split('&').filter((p) => p !== '').slice(0, MAX_QUERY_PAIRS);
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    const key = decode(at < 0 ? pair : pair.slice(0, at));
+    const value = at < 0 ? '' : decode(pair.slice(at + 1));
     const flag = ['', '1', 'true'].includes(value);
     if (key === 'demo') {
       demo = true;
-      if (/^\+?[0-9]{1,10}$/.test(value) && PART_OF_DEMO[Number(value)]) part = PART_OF_DEMO[Number(value)];
+      if (/^\+?[0-9]+$/.test(value) && PART_OF_DEMO[Number(value)]) part = PART_OF_DEMO[Number(value)];
     } else if (key === 'overview' && flag) {
       overview = true;
     } else if (key === 'embed' && flag) {

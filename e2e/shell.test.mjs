@@ -2,7 +2,7 @@
 // click and a keyboard press, and logs no errors or failed requests.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launchBrowser, openPage, screenshot } from './support.mjs';
+import { BASE_URL, launchBrowser, openPage, screenshot } from './support.mjs';
 
 let browser;
 before(async () => { browser = await launchBrowser(); });
@@ -122,6 +122,37 @@ test('every demo runs under the strict CSP with no violation and no third-party 
     assert.deepEqual(await page.evaluate(() => window.violations), [], `Demo ${demo}`);
   }
   assert.deepEqual([...origins], [base.origin], 'every request goes to the site itself');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+// start.js picks the part from the address before the app reads it: both decode it alike,
+// so a link spelled with escapes opens the demo it names, with everything it asked for,
+// and no reload (a reload used to drop every parameter but the demo).
+test('a link written with escapes opens its demo with its parameters, in one load', async () => {
+  for (const [query, heading, [testid, attribute, expected]] of [
+    ['?demo=%31%34&scenario=retry-storm', /^Demo 14: /, ['lab-control-scenario', 'value', 'retry-storm']],
+    ['?d%65mo=9&mode=full&seed=7', /^Demo 9: /, ['lab-control-mode', 'value', 'full']],
+    ['?demo=%2B12&fixes=2', /^Demo 12: /, ['bo-step-2', 'aria-pressed', 'true']],
+  ]) {
+    const page = await browser.newPage({ viewport: { width: 1280, height: 800 } });
+    const problems = [];
+    page.on('pageerror', (err) => problems.push(err.message));
+    let loads = 0;
+    page.on('request', (req) => { if (req.isNavigationRequest() && req.frame() === page.mainFrame()) loads += 1; });
+    await page.goto(new URL(query, BASE_URL).href);
+    await page.getByTestId('demo-heading').waitFor();
+    assert.match(await page.getByTestId('demo-heading').textContent(), heading, query);
+    const read = page.getByTestId(testid);
+    const value = attribute === 'value' ? await read.inputValue() : await read.getAttribute(attribute);
+    assert.equal(value, expected, query);
+    assert.equal(loads, 1, `${query}: one load, no reload`);
+    assert.deepEqual(problems, []);
+    await page.close();
+  }
+  // The overview flag written with an escape is the overview, as the app reads it.
+  const { page, problems } = await openPage(browser, { width: 1280, height: 800 }, '?overview=%31&demo=3');
+  await page.waitForFunction(() => document.title.startsWith('Course overview for teachers'));
   assert.deepEqual(problems, []);
   await page.close();
 });

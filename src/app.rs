@@ -19,7 +19,7 @@ use crate::course::tick_demo::TickDemo;
 use crate::embed;
 use crate::nav::{current_query, read_location, set_document_title, DemoLink, LinkLabel, Location};
 use crate::part::{self, Part};
-use crate::url_state::UrlState;
+use crate::url_state::{self, UrlState};
 use crate::views::html::effect;
 
 /// Mounts the page of demo `number` (0: the overview) in `main`, if this part has it; the
@@ -243,14 +243,13 @@ pub fn App(pages: Pages) -> impl IntoView {
             None => mount(),
         };
         let Some(mounted) = mounted else {
-            // Another part has this page (start.js and the app read the address alike,
-            // so only an odd spelling of the number lands here): load it by its plain link.
-            let query = if number == LANDING {
-                "./".to_string()
-            } else if embedded {
-                format!("?demo={number}&embed=1")
-            } else {
-                format!("?demo={number}")
+            // Another part has this page (start.js and the app read the address alike, so
+            // only a bug lands here): load it by a link start.js cannot read otherwise,
+            // keeping what the address asked for.
+            let query = match number {
+                LANDING => "./".to_string(),
+                0 => "?overview=1".to_string(),
+                _ => url_state::plain_demo_query(number, embedded, &current_query()),
             };
             let _ = window().location().replace(&query);
             return;

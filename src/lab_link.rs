@@ -97,10 +97,9 @@ mod tests {
             problems[1]
         );
         // A near miss of a control is named; someone else's parameters are not.
-        assert!(
-            problems[2].starts_with("seeds: is not a control"),
-            "{}",
-            problems[2]
+        assert_eq!(
+            problems[2],
+            "seeds: is not a control of the jitter lab (did you mean seed?)"
         );
     }
 }

@@ -294,6 +294,26 @@ pub fn shortened(mut problems: Vec<String>) -> Vec<String> {
     problems
 }
 
+/// The address that opens demo `number` in its own part, for a page whose part does not
+/// have it: the same parameters with `demo` written plainly; or, where that is already the
+/// address, the demo's bare link, so a reload cannot repeat itself.
+pub fn plain_demo_query(number: u32, embedded: bool, query: &str) -> String {
+    let mut link = format!("?demo={number}");
+    for (name, value) in query_pairs(query).filter(|(name, _)| name != "demo") {
+        link.push('&');
+        link.push_str(&encode(&name));
+        link.push('=');
+        link.push_str(&encode(&value));
+    }
+    if link.trim_start_matches('?') != query.trim_start_matches('?') {
+        link
+    } else if embedded {
+        format!("?demo={number}&embed=1")
+    } else {
+        format!("?demo={number}")
+    }
+}
+
 /// Percent-decoding of a query component (`+` is a space); invalid escapes stay as typed.
 fn decode(text: &str) -> String {
     let bytes = text.as_bytes();
@@ -302,14 +322,14 @@ fn decode(text: &str) -> String {
     while i < bytes.len() {
         match bytes[i] {
             b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() => {
-                match u8::from_str_radix(text.get(i + 1..i + 3).unwrap_or(""), 16) {
-                    Ok(byte) => {
-                        out.push(byte);
-                        i += 2;
-                    }
-                    Err(_) => out.push(b'%'),
-                }
+            // Two hex digits, no sign (from_str_radix would take `%+5`; start.js would not).
+            b'%' if i + 2 < bytes.len()
+                && bytes[i + 1].is_ascii_hexdigit()
+                && bytes[i + 2].is_ascii_hexdigit() =>
+            {
+                let hex = |b: u8| (b as char).to_digit(16).unwrap_or(0) as u8;
+                out.push(hex(bytes[i + 1]) * 16 + hex(bytes[i + 2]));
+                i += 2;
             }
             other => out.push(other),
         }
@@ -472,6 +492,30 @@ mod tests {
             let _ = UrlState::parse(q);
         }
         assert_eq!(decode("a%20b+c"), "a b c");
+    }
+
+    #[test]
+    fn a_demo_reloaded_in_its_part_keeps_its_parameters() {
+        assert_eq!(
+            plain_demo_query(
+                14,
+                false,
+                "?demo=%31%34&scenario=retry-storm&variant=breaker"
+            ),
+            "?demo=14&scenario=retry-storm&variant=breaker"
+        );
+        assert_eq!(
+            plain_demo_query(9, true, "?d%65mo=9&embed&mode=full"),
+            "?demo=9&embed=&mode=full"
+        );
+        // Already plain: the bare link, never the same address again.
+        assert_eq!(plain_demo_query(12, false, "?demo=12&fixes=2"), "?demo=12");
+        assert_eq!(
+            plain_demo_query(12, true, "?demo=12&embed="),
+            "?demo=12&embed=1"
+        );
+        // Escapes are two hex digits and nothing else.
+        assert_eq!(decode("%+5%2B"), "% 5+");
     }
 
     #[test]

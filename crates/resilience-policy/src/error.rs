@@ -66,15 +66,26 @@ pub const EXCERPT_CHARS: usize = 40;
 /// (then `…`), on one line. A message must not echo a megabyte of bad input, nor break
 /// the one-line error contract with a newline the value carried.
 pub fn excerpt(value: &str) -> String {
-    let mut out: String = value
-        .chars()
-        .take(EXCERPT_CHARS)
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
+    let mut out: String = value.chars().take(EXCERPT_CHARS).map(shown).collect();
     if value.chars().nth(EXCERPT_CHARS).is_some() {
         out.push('…');
     }
     out
+}
+
+/// A character of a quoted value as a message shows it: a control character as a space,
+/// and a bidirectional formatting character (U+202E and its kin) as U+FFFD, visibly there:
+/// left as it is, it would turn the rest of the sentence around it right to left.
+fn shown(c: char) -> char {
+    match c {
+        '\u{061C}'
+        | '\u{200E}'
+        | '\u{200F}'
+        | '\u{202A}'..='\u{202E}'
+        | '\u{2066}'..='\u{2069}' => '\u{FFFD}',
+        c if c.is_control() => ' ',
+        c => c,
+    }
 }
 
 /// A reader's key path (`steps[3].acquire.maxWait`) with each key cut to its [`excerpt`]:
@@ -143,7 +154,7 @@ pub fn one_line(message: &str) -> String {
             None if c == '“' => quote = Some(('”', 0)),
             None => {}
         }
-        out.push(if c.is_control() { ' ' } else { c });
+        out.push(shown(c));
         written += 1;
     }
     out
@@ -160,6 +171,19 @@ impl std::error::Error for ConfigError {}
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_quoted_value_cannot_turn_the_message_around() {
+        // U+202E (right-to-left override) would show the rest of the line reversed.
+        assert_eq!(excerpt("\u{202E}5abc"), "\u{FFFD}5abc");
+        assert_eq!(excerpt("a\u{2067}b\u{200F}c"), "a\u{FFFD}b\u{FFFD}c");
+        assert_eq!(
+            one_line("The tick “\u{202E}5abc” is not a number"),
+            "The tick “\u{FFFD}5abc” is not a number"
+        );
+        // Right-to-left text itself is not formatting: it stays.
+        assert_eq!(excerpt("שלום"), "שלום");
+    }
 
     #[test]
     fn a_list_of_names_shows_five_and_counts_the_rest() {

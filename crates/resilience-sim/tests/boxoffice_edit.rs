@@ -730,3 +730,27 @@ proptest! {
         }
     }
 }
+
+/// A link's edits that serde_json cannot read get serde_json's reason: a well-formed object
+/// nested past its 128 levels was called "not a JSON object".
+#[test]
+fn edits_json_cannot_read_say_why() {
+    use resilience_sim::model::boxoffice::edit::read_edits;
+    let deep = format!("{}1{}", r#"{"a":"#.repeat(300), "}".repeat(300));
+    let error = read_edits(&deep).unwrap_err().to_string();
+    assert!(error.contains("recursion limit exceeded"), "{error}");
+    let surrogate = r#"{"description":"\ud800"}"#;
+    let error = read_edits(surrogate).unwrap_err().to_string();
+    assert!(error.contains("hex escape"), "{error}");
+    let cut = r#"{"clients":"#;
+    let error = read_edits(cut).unwrap_err().to_string();
+    assert!(
+        error.starts_with("edits: cannot be read as JSON: EOF"),
+        "{error}"
+    );
+    assert!(error.ends_with(r#"(got “{"clients":”)"#), "{error}");
+    assert_eq!(
+        read_edits("[1]").unwrap_err().to_string(),
+        "edits: must be a JSON object"
+    );
+}

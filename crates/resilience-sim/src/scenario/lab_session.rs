@@ -278,9 +278,16 @@ impl<C> Control<C> {
     }
 }
 
+/// A choice's options for a message: all of a select's few, or five and a count of a long
+/// one (Demo 14's variant names every scenario's, 21).
 fn option_list(options: &[(&str, &str)]) -> String {
-    let names: Vec<&str> = options.iter().map(|o| o.0).collect();
-    names.join(", ")
+    const ALL_UP_TO: usize = 8;
+    if options.len() <= ALL_UP_TO {
+        let names: Vec<&str> = options.iter().map(|o| o.0).collect();
+        names.join(", ")
+    } else {
+        crate::error::some_names(options.iter().map(|o| o.0))
+    }
 }
 
 /// `v` with its unit, the unit's noun in the singular for exactly one: `1 thread`,
@@ -576,15 +583,33 @@ impl<L: LabModel> LabSession<L> {
 }
 
 fn unknown<L: LabModel>(name: &str) -> ConfigError {
-    let names: Vec<&str> = L::controls().iter().map(|c| c.name).collect();
+    not_a_control(L::NAME, name, L::controls().iter().map(|c| c.name))
+}
+
+/// The message for a control name a lab does not have: the nearest of its controls when one
+/// is a few letters away (a link's typo), else the first few and a count (a lab has up to
+/// thirty; a link that lists all of them for each bad name is a page of text).
+pub fn not_a_control<'a>(
+    lab: &str,
+    name: &str,
+    controls: impl Iterator<Item = &'a str> + Clone,
+) -> ConfigError {
+    let lower = name.to_ascii_lowercase();
+    let nearest = controls
+        .clone()
+        .filter_map(|c| {
+            crate::exceptions::edit_distance_within(&lower, &c.to_ascii_lowercase(), 2)
+                .map(|d| (d, c))
+        })
+        .min_by_key(|(d, _)| *d);
+    let hint = match nearest {
+        Some((_, control)) => format!("did you mean {control}?"),
+        None => format!("its controls: {}", crate::error::some_names(controls)),
+    };
     // The name is the message's field: quoted by a short prefix like any bad value.
     ConfigError::new(
         excerpt(name),
-        format!(
-            "is not a control of the {} lab (its controls: {})",
-            L::NAME,
-            names.join(", ")
-        ),
+        format!("is not a control of the {lab} lab ({hint})"),
     )
 }
 
@@ -606,6 +631,38 @@ fn set_text<L: LabModel>(config: &mut L, name: &str, text: &str) -> Result<(), C
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A name a few letters from a control is answered with that control; one no control
+    /// is near, with five of them and a count (Demo 15 has thirty, and each bad name of a
+    /// link listed them all: 800 characters a line).
+    #[test]
+    fn an_unknown_control_is_answered_with_the_nearest_or_a_few() {
+        use crate::scenario::retry_policies_lab::RetryPoliciesLab;
+        assert_eq!(
+            unknown::<RetryPoliciesLab>("SEEDS").to_string(),
+            "SEEDS: is not a control of the retry-policies lab (did you mean seed?)"
+        );
+        let far = unknown::<RetryPoliciesLab>("seedRandomly").to_string();
+        let controls = RetryPoliciesLab::controls();
+        assert!(controls.len() > 20);
+        let five: Vec<&str> = controls.iter().take(5).map(|c| c.name).collect();
+        assert_eq!(
+            far,
+            format!(
+                "seedRandomly: is not a control of the retry-policies lab (its controls: {} and {} more)",
+                five.join(", "),
+                controls.len() - 5
+            )
+        );
+        // A long select's options, likewise.
+        use crate::scenario::boxoffice_lab::BoxOfficeLab;
+        let variant = BoxOfficeLab::controls()
+            .iter()
+            .find(|c| c.name == "variant")
+            .unwrap();
+        let error = variant.parse("xyz").unwrap_err().to_string();
+        assert!(error.contains(" and 16 more (got “xyz”)"), "{error}");
+    }
 
     #[test]
     fn one_of_a_unit_is_singular() {

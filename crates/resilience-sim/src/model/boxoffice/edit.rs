@@ -925,14 +925,14 @@ pub fn read_edits(text: &str) -> Result<Value, ConfigError> {
             format!("are longer than a link carries ({MAX_EDITS_CHARS} characters): open the scenario file instead"),
         ));
     }
-    let patch: Value = serde_json::from_str(text).map_err(|_| {
-        refuse(
-            "edits",
-            format!(
-                "are not a JSON object (got “{}”)",
-                crate::error::excerpt(text)
-            ),
-        )
+    // serde_json's reason is given: "not a JSON object" was wrong for a well-formed object
+    // nested past serde_json's 128 levels, or one with a lone surrogate escape.
+    let patch: Value = serde_json::from_str(text).map_err(|e| {
+        let why = crate::error::one_line(&format!(
+            "cannot be read as JSON: {e} (got “{}”)",
+            crate::error::excerpt(text)
+        ));
+        refuse("edits", why)
     })?;
     if !patch.is_object() {
         return Err(refuse("edits", "must be a JSON object"));

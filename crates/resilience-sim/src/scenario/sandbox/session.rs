@@ -556,14 +556,10 @@ impl BreakerSandbox {
     /// The control named `name`, or the lab sessions' message for an unknown name.
     fn known_control(name: &str) -> Result<&'static Control<SandboxSettings>, ConfigError> {
         Self::control(name).ok_or_else(|| {
-            let names: Vec<&str> = SANDBOX_CONTROLS.iter().map(|c| c.name).collect();
-            ConfigError::new(
+            crate::scenario::lab_session::not_a_control(
+                SandboxSettings::NAME,
                 name,
-                format!(
-                    "is not a control of the {} lab (its controls: {})",
-                    SandboxSettings::NAME,
-                    names.join(", ")
-                ),
+                SANDBOX_CONTROLS.iter().map(|c| c.name),
             )
         })
     }
