@@ -18,31 +18,18 @@ const base = document.baseURI;
 const url = (name) => new URL(name, base).href;
 
 // The same reading of the query as the app's (src/url_state.rs, src/embed.rs): its first
-// 100 parameters, decoded; the last `demo` that names a demo wins, a bad one opens Demo 1;
-// `overview` and `embed` as flags; no `demo` at all, outside a frame, is the front page.
-// Read otherwise (`?demo=%31%34` undecoded), the page would load one part and the app ask
-// for another.
+// 100 parameters, decoded (`+` a space, a `%` without two hex digits as typed; text that
+// is not UTF-8 matches none of the names below either way); the last `demo` that names a
+// demo wins, a bad one opens Demo 1; `overview` and `embed` as flags; no `demo` at all,
+// outside a frame, is the front page. Read otherwise, the page would load one part and
+// the app ask for another (`?demo=%31%34`).
 const MAX_QUERY_PAIRS = 100;
 function decode(text) {
-  // `+` is a space; an escape that is not two hex digits stays as typed; bad UTF-8 becomes
-  // U+FFFD, as Rust's from_utf8_lossy makes it.
-  const bytes = [];
-  const utf8 = new TextEncoder();
-  for (let i = 0; i < text.length;) {
-    const hex = text.slice(i + 1, i + 3);
-    if (text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(hex)) {
-      bytes.push(parseInt(hex, 16));
-      i += 3;
-    } else if (text[i] === '+') {
-      bytes.push(32);
-      i += 1;
-    } else {
-      const char = String.fromCodePoint(text.codePointAt(i));
-      bytes.push(...utf8.encode(char));
-      i += char.length;
-    }
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' ').replace(/%(?![0-9a-fA-F]{2})/g, '%25'));
+  } catch {
+    return text;
   }
-  return new TextDecoder().decode(new Uint8Array(bytes));
 }
 function partOf(search) {
   let part = 'tick-demos';
