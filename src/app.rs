@@ -19,7 +19,7 @@ use crate::course::tick_demo::TickDemo;
 use crate::embed;
 use crate::nav::{current_query, read_location, set_document_title, DemoLink, LinkLabel, Location};
 use crate::part::{self, Part};
-use crate::url_state::{self, UrlState};
+use crate::url_state::UrlState;
 use crate::views::html::effect;
 
 /// Mounts the page of demo `number` (0: the overview) in `main`, if this part has it; the
@@ -244,12 +244,12 @@ pub fn App(pages: Pages) -> impl IntoView {
         };
         let Some(mounted) = mounted else {
             // Another part has this page (start.js and the app read the address alike, so
-            // only a bug lands here): load it by a link start.js cannot read otherwise,
-            // keeping what the address asked for.
+            // only a bug lands here): load it by its plain link.
             let query = match number {
                 LANDING => "./".to_string(),
                 0 => "?overview=1".to_string(),
-                _ => url_state::plain_demo_query(number, embedded, &current_query()),
+                _ if embedded => format!("?demo={number}&embed=1"),
+                _ => format!("?demo={number}"),
             };
             let _ = window().location().replace(&query);
             return;

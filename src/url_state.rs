@@ -294,26 +294,6 @@ pub fn shortened(mut problems: Vec<String>) -> Vec<String> {
     problems
 }
 
-/// The address that opens demo `number` in its own part, for a page whose part does not
-/// have it: the same parameters with `demo` written plainly; or, where that is already the
-/// address, the demo's bare link, so a reload cannot repeat itself.
-pub fn plain_demo_query(number: u32, embedded: bool, query: &str) -> String {
-    let mut link = format!("?demo={number}");
-    for (name, value) in query_pairs(query).filter(|(name, _)| name != "demo") {
-        link.push('&');
-        link.push_str(&encode(&name));
-        link.push('=');
-        link.push_str(&encode(&value));
-    }
-    if link.trim_start_matches('?') != query.trim_start_matches('?') {
-        link
-    } else if embedded {
-        format!("?demo={number}&embed=1")
-    } else {
-        format!("?demo={number}")
-    }
-}
-
 /// Percent-decoding of a query component (`+` is a space); invalid escapes stay as typed.
 fn decode(text: &str) -> String {
     let bytes = text.as_bytes();
@@ -495,27 +475,10 @@ mod tests {
     }
 
     #[test]
-    fn a_demo_reloaded_in_its_part_keeps_its_parameters() {
-        assert_eq!(
-            plain_demo_query(
-                14,
-                false,
-                "?demo=%31%34&scenario=retry-storm&variant=breaker"
-            ),
-            "?demo=14&scenario=retry-storm&variant=breaker"
-        );
-        assert_eq!(
-            plain_demo_query(9, true, "?d%65mo=9&embed&mode=full"),
-            "?demo=9&embed=&mode=full"
-        );
-        // Already plain: the bare link, never the same address again.
-        assert_eq!(plain_demo_query(12, false, "?demo=12&fixes=2"), "?demo=12");
-        assert_eq!(
-            plain_demo_query(12, true, "?demo=12&embed="),
-            "?demo=12&embed=1"
-        );
-        // Escapes are two hex digits and nothing else.
+    fn an_escape_is_two_hex_digits() {
+        // from_str_radix would read `%+5` as byte 5; start.js keeps it as typed.
         assert_eq!(decode("%+5%2B"), "% 5+");
+        assert_eq!(decode("d%65mo=%31%34"), "demo=14");
     }
 
     #[test]
