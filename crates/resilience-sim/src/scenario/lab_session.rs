@@ -622,8 +622,8 @@ fn set_text<L: LabModel>(config: &mut L, name: &str, text: &str) -> Result<(), C
 mod tests {
     use super::*;
 
-    /// A name a few letters from a control is answered with that control; one no control
-    /// is near, with five of them and a count (Demo 15 has thirty, and each bad name of a
+    /// A name a case or a plural away from a control is answered with that control; any
+    /// other, with five of them and a count (Demo 15 has thirty, and each bad name of a
     /// link listed them all: 800 characters a line).
     #[test]
     fn an_unknown_control_is_answered_with_the_nearest_or_a_few() {
