@@ -429,3 +429,27 @@ resilience4j.circuitbreaker.instances.a.sliding-window-size=7
     let bad = "a.b=1\n#---\nresilience4j.circuitbreaker.instances.a.failure-rate-threshold=500\n";
     assert!(read_fragment(bad, None).unwrap_err()[0].starts_with("line 3: "));
 }
+
+/// Spring Boot's YAML loader (SnakeYAML) reads an unquoted `010` as the octal integer 8 and
+/// binds that integer, as a count or as milliseconds; a `.properties` file's `010` is text,
+/// which Spring's converters read as 10.
+#[test]
+fn a_yaml_integer_with_a_leading_zero_is_octal_as_spring_boot_reads_it() {
+    let yaml = "resilience4j.circuitbreaker.instances.a:\n  minimum-number-of-calls: 010\n  wait-duration-in-open-state: 010\n  sliding-window-size: 0x10\n  permitted-number-of-calls-in-half-open-state: 1_000\n  slow-call-duration-threshold: \"010\"\n";
+    let cb = breaker(
+        &read_fragment(yaml, None).unwrap_or_else(|e| panic!("{e:#?}")),
+        "a",
+    );
+    assert_eq!(cb.minimum_number_of_calls, 8);
+    assert_eq!(cb.wait_duration_in_open_state, 8);
+    assert_eq!(cb.sliding_window_size, 16);
+    assert_eq!(cb.permitted_number_of_calls_in_half_open_state, 1000);
+    assert_eq!(cb.slow_call_duration_threshold, 10, "quoted: text");
+    let properties = "resilience4j.circuitbreaker.instances.a.minimum-number-of-calls=010\nresilience4j.circuitbreaker.instances.a.wait-duration-in-open-state=010\n";
+    let cb = breaker(
+        &read_fragment(properties, None).unwrap_or_else(|e| panic!("{e:#?}")),
+        "a",
+    );
+    assert_eq!(cb.minimum_number_of_calls, 10);
+    assert_eq!(cb.wait_duration_in_open_state, 10);
+}

@@ -5,7 +5,8 @@
 //!   indented block; a key may hold dots (`resilience4j.retry:`), as Spring reads them;
 //! - scalars: plain (`50`, `10s`, `java.io.IOException`), `"double"` (with `\` escapes)
 //!   and `'single'` quoted (`''` is a quote); `~`, `null` and an empty value are `""`, as
-//!   Spring binds a null;
+//!   Spring binds a null; a plain YAML 1.1 integer is read as Spring Boot's loader reads it
+//!   (`010` is octal 8, `0x1F`, `0b101`, `1_000`, `1:30` base 60) and kept in decimal;
 //! - lists of scalars: block (`- item` lines, at the key's indentation or deeper) and flow
 //!   (`[a, b]`), flattened to `key[0]`, `key[1]`, ...;
 //! - comments (`#` at the start of a line, or after a space), blank lines, one leading
@@ -362,8 +363,81 @@ fn scalar(text: &str) -> Result<String, String> {
     }
     Ok(match value {
         "~" | "null" | "Null" | "NULL" => String::new(),
-        _ => value.to_string(),
+        _ => plain(value),
     })
+}
+
+/// A plain (unquoted) value as Spring Boot binds it. Its YAML loader (SnakeYAML, YAML 1.1)
+/// makes an integer of `010` (octal: 8), `0x1F`, `0b101`, `1_000` and `1:30` (base 60: 90),
+/// and the binder reads that integer's decimal form, for a number, a duration (`010`: 8 ms)
+/// or a name alike. Any other text stays as written.
+fn plain(value: &str) -> String {
+    yaml_int(value).unwrap_or_else(|| value.to_string())
+}
+
+/// The decimal form of a YAML 1.1 integer (SnakeYAML's `Resolver.INT`, then
+/// `ConstructYamlInt`), or `None` when `text` is not one, or is one too long to matter here
+/// (past `i128`: no setting takes it, and it stays as written to be refused as such).
+fn yaml_int(text: &str) -> Option<String> {
+    let (negative, body) = match text.as_bytes().first()? {
+        b'-' => (true, &text[1..]),
+        b'+' => (false, &text[1..]),
+        _ => (false, text),
+    };
+    // Digits of `radix` and `_`, at least one digit.
+    let digits = |s: &str, radix: u32| {
+        s.chars().all(|c| c == '_' || c.is_digit(radix)) && s.chars().any(|c| c.is_digit(radix))
+    };
+    let sign = |v: i128| if negative { -v } else { v };
+    let parse = |s: &str, radix: u32| i128::from_str_radix(&s.replace('_', ""), radix).ok();
+    let value = if let Some(bits) = body.strip_prefix("0b").filter(|b| digits(b, 2)) {
+        sign(parse(bits, 2)?)
+    } else if let Some(hex) = body.strip_prefix("0x").filter(|h| digits(h, 16)) {
+        sign(parse(hex, 16)?)
+    } else if let Some(octal) = body.strip_prefix('0').filter(|o| digits(o, 8)) {
+        sign(parse(octal, 8)?)
+    } else if body == "0"
+        || (body.starts_with(|c: char| ('1'..='9').contains(&c)) && digits(body, 10))
+    {
+        sign(parse(body, 10)?)
+    } else {
+        return base_sixty(negative, body);
+    };
+    Some(value.to_string())
+}
+
+/// `190:20:30`: base 60, summed as SnakeYAML does, in a Java `int` (which wraps).
+fn base_sixty(negative: bool, body: &str) -> Option<String> {
+    let mut parts = body.split(':');
+    let first = parts.next()?;
+    let mut rest = parts.peekable();
+    rest.peek()?;
+    if !first.starts_with(|c: char| ('1'..='9').contains(&c))
+        || !first.chars().all(|c| c == '_' || c.is_ascii_digit())
+    {
+        return None;
+    }
+    let rest: Vec<&str> = rest.collect();
+    let sixtieth = |p: &&str| match p.as_bytes() {
+        [d] => d.is_ascii_digit(),
+        [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
+        _ => false,
+    };
+    if !rest.iter().all(sixtieth) {
+        return None;
+    }
+    let (mut value, mut weight) = (0i32, 1i32);
+    for part in rest.iter().rev().copied().chain([first]) {
+        let part = part.replace('_', "").parse::<i64>().ok()?;
+        value = (i64::from(value).wrapping_add(part.wrapping_mul(i64::from(weight)))) as i32;
+        weight = weight.wrapping_mul(60);
+    }
+    // A sum that wrapped below zero, signed again, is no number to Java: the loader fails.
+    match (negative, value < 0) {
+        (true, true) => None,
+        (true, false) => Some((-i64::from(value)).to_string()),
+        (false, _) => Some(value.to_string()),
+    }
 }
 
 /// `[a, "b", 'c']`: scalars only.
@@ -390,7 +464,7 @@ fn flow_list(text: &str) -> Result<Vec<String>, String> {
             if let Some(e) = indicator(rest) {
                 return Err(e);
             }
-            (rest[..end].trim_end().to_string(), &rest[end..])
+            (plain(rest[..end].trim_end()), &rest[end..])
         };
         if item.is_empty() && !after.starts_with(']') {
             return Err("an empty item in a `[...]` list".into());
@@ -493,6 +567,55 @@ mod tests {
 
     fn p(key: &str, value: &str, line: usize) -> (String, String, usize) {
         (key.into(), value.into(), line)
+    }
+
+    #[test]
+    fn plain_integers_are_read_as_yaml_1_1_reads_them() {
+        // The examples of YAML 1.1's integer type (yaml.org/type/int.html): one number,
+        // 685230, in each of its forms; quoted, each stays text.
+        for form in [
+            "685230",
+            "+685_230",
+            "02472256",
+            "0x_0A_74_AE",
+            "0b1010_0111_0100_1010_1110",
+            "190:20:30",
+        ] {
+            let text = [
+                "a:\n  plain: ",
+                form,
+                "\n  listed: [",
+                form,
+                "]\n  quoted: '",
+                form,
+                "'\n",
+            ]
+            .concat();
+            assert_eq!(
+                pairs(&text),
+                vec![
+                    p("a.plain", "685230", 2),
+                    p("a.listed[0]", "685230", 3),
+                    p("a.quoted", form, 4)
+                ],
+                "{form}"
+            );
+        }
+        let one = |v: &str| pairs(&["a: ", v, "\n"].concat())[0].1.clone();
+        // Octal by its leading zero, as Spring Boot's loader reads it: 8, not 10.
+        assert_eq!(one("010"), "8");
+        assert_eq!(one("-010"), "-8");
+        assert_eq!(one("00"), "0");
+        assert_eq!(one("-0x1F"), "-31");
+        assert_eq!(one("-1:30"), "-90");
+        // A Java int's sum wraps (6,000,000,000 - 2^32).
+        assert_eq!(one("100000000:0"), "1705032704");
+        // Not integers in YAML 1.1: kept as written.
+        for text in [
+            "08", "0X10", "0o10", "1:60", "0x", "0b", "0_", "10s", "1e3", "1.5", "PT10S",
+        ] {
+            assert_eq!(one(text), text);
+        }
     }
 
     #[test]
