@@ -107,6 +107,14 @@ test('Demo 14: a link opens the retry storm with a breaker; on a phone in dark m
   assert.match(await page.getByTestId('box-second').textContent(), /of 360:/);
   const width = await page.evaluate(() => document.documentElement.scrollWidth);
   assert.ok(width <= 390, `no sideways scroll on a phone (${width} px)`);
+  // The diagram scrolls instead: a sentence says so, and only where it does.
+  const diagram = page.locator('.box-diagram-scroll');
+  const [scrollWidth, clientWidth] = await diagram.evaluate((e) => [e.scrollWidth, e.clientWidth]);
+  assert.ok(scrollWidth > clientWidth, `the diagram scrolls sideways (${scrollWidth} in ${clientWidth} px)`);
+  assert.equal(await page.locator('.box-scroll-hint').isVisible(), true, 'the phone is told to scroll the diagram');
+  await page.setViewportSize({ width: 1280, height: 800 });
+  assert.equal(await page.locator('.box-scroll-hint').isVisible(), false, 'no such sentence where the diagram fits');
+  await page.setViewportSize({ width: 390, height: 844 });
   await screenshot(page, 'demo-14-phone-dark');
   assert.deepEqual(problems, []);
   await page.close();

@@ -1019,6 +1019,11 @@ pub fn SystemDiagram(
         })
     };
     view! {
+        // Shown on a narrow screen only (style/boxoffice.css): half the system is out of view
+        // there. The region's label says the same to a screen reader.
+        <p class="box-scroll-hint" aria-hidden="true">
+            "The system is wider than the screen: scroll it sideways to see the rest."
+        </p>
         // A region the keyboard can reach, so a phone-width diagram scrolls without a pointer.
         <div class="box-diagram-scroll" tabindex="0" role="region" aria-label="The system (scrolls sideways on a narrow screen)">
             // The dots move on the compositor, in a layer of their own under the drawing:
