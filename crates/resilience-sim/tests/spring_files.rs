@@ -453,3 +453,41 @@ fn a_yaml_integer_with_a_leading_zero_is_octal_as_spring_boot_reads_it() {
     assert_eq!(cb.minimum_number_of_calls, 10);
     assert_eq!(cb.wait_duration_in_open_state, 10);
 }
+
+/// Text becomes a whole number as Spring's `NumberUtils.parseNumber` reads it: whitespace
+/// anywhere taken out, `0x`, `0X` or `#` hexadecimal after an optional `-`, else decimal.
+#[test]
+fn a_whole_number_in_text_is_read_as_spring_reads_it() {
+    let read = |value: &str| {
+        let text = [
+            "resilience4j.circuitbreaker.instances.a.sliding-window-size=",
+            value,
+            "\n",
+        ]
+        .concat();
+        read_fragment(&text, None).map(|f| breaker(&f, "a").sliding_window_size)
+    };
+    for (value, expected) in [
+        ("0x10", 16),
+        ("0X10", 16),
+        ("#10", 16),
+        ("1 0", 10),
+        ("+12", 12),
+        ("010", 10),
+    ] {
+        assert_eq!(
+            read(value).unwrap_or_else(|e| panic!("{value}: {e:?}")),
+            expected,
+            "{value}"
+        );
+    }
+    // `+` before a hexadecimal prefix, a sign after it, and a Java int's overflow are refused.
+    for value in ["+0x10", "0x-1", "0x80000000", "2147483648", "1e3", "0x"] {
+        assert!(read(value).is_err(), "{value}");
+    }
+    let yaml = "resilience4j.circuitbreaker.instances.a.sliding-window-size: '0x10'\n";
+    assert_eq!(
+        breaker(&read_fragment(yaml, None).unwrap(), "a").sliding_window_size,
+        16
+    );
+}

@@ -1019,23 +1019,14 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
             }
             Val::Float(f64::from(v))
         }
-        Ty::Int(min) | Ty::InertInt(min) => {
-            let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
-            if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-                return Err(quote(text, "is not a whole number"));
+        Ty::Int(min) | Ty::InertInt(min) => match java_int(text) {
+            Some(Some(v)) if v < min => {
+                return Err(must(&["at least ", &min.to_string(), ","].concat(), text))
             }
-            match text
-                .parse::<i64>()
-                .ok()
-                .filter(|v| i32::try_from(*v).is_ok())
-            {
-                Some(v) if v < min => {
-                    return Err(must(&["at least ", &min.to_string(), ","].concat(), text))
-                }
-                Some(v) => Val::Int(v),
-                None => return Err(quote(text, "does not fit a Java int")),
-            }
-        }
+            Some(Some(v)) => Val::Int(v),
+            Some(None) => return Err(quote(text, "does not fit a Java int")),
+            None => return Err(quote(text, "is not a whole number")),
+        },
         Ty::Duration(min) => {
             let ms = super::parse_spring_duration(text)?;
             if ms < min {
@@ -1110,6 +1101,47 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
 }
 
 /// A class name as Spring loads it (fully qualified), as the engine names it.
+/// A whole number as Spring reads one from text (`NumberUtils.parseNumber`, for a
+/// `.properties` value or a quoted YAML one): every whitespace character taken out, then
+/// hexadecimal after `0x`, `0X` or `#` and an optional `-` (`Integer.decode`), else decimal
+/// with an optional sign (`Integer.valueOf`). `Some(None)` for digits past a Java `int`;
+/// `None` for no number.
+fn java_int(text: &str) -> Option<Option<i64>> {
+    // `Character.isWhitespace`: Unicode's separators but the three no-break spaces, and
+    // the ASCII controls \t to \r and \x1c to \x1f.
+    let java_space = |c: char| {
+        matches!(c, '\t'..='\r' | '\x1c'..='\x1f' | ' ' | '\u{1680}' | '\u{2000}'..='\u{2006}')
+            || matches!(
+                c,
+                '\u{2008}'..='\u{200a}' | '\u{2028}' | '\u{2029}' | '\u{205f}' | '\u{3000}'
+            )
+    };
+    let text: String = text.chars().filter(|c| !java_space(*c)).collect();
+    let (negative, unsigned) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text.strip_prefix('+').unwrap_or(&text)),
+    };
+    // `isHexNumber` allows a `-` before the prefix, not a `+`.
+    let hex = ["0x", "0X", "#"]
+        .iter()
+        .find_map(|p| unsigned.strip_prefix(p))
+        .filter(|_| !text.starts_with('+'));
+    let (digits, radix) = match hex {
+        Some(digits) => (digits, 16),
+        None => (unsigned, 10),
+    };
+    if digits.is_empty() || !digits.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    Some(
+        u64::from_str_radix(digits, radix)
+            .ok()
+            .and_then(|v| i64::try_from(v).ok())
+            .map(|v| if negative { -v } else { v })
+            .filter(|v| i32::try_from(*v).is_ok()),
+    )
+}
+
 fn class(name: &str) -> Result<String, String> {
     let valid = name.split('.').all(|part| {
         part.chars()
