@@ -410,6 +410,30 @@ fn an_import_too_large_or_broken_is_refused_on_one_line() {
     }
 }
 
+/// A key written twice in one object is refused wherever a document is read, as the typed
+/// reader refuses it: JSON's own parsers keep the last, so `"seconds": 60, "seconds": 5`
+/// ran a 5 s system without a word.
+#[test]
+fn a_key_written_twice_is_refused_in_a_file_and_in_edits() {
+    use resilience_sim::model::boxoffice::edit::read_edits;
+    let text = scenarios::file("cascading-failure").unwrap();
+    assert!(text.contains("\"seconds\": 60,"), "the shipped file's form");
+    let twice = text.replacen("\"seconds\": 60,", "\"seconds\": 60, \"seconds\": 5,", 1);
+    let error = lab("retry-storm", "naive-retries")
+        .with_file(&twice)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("duplicate field `seconds`"), "{error}");
+    let error = Topology::from_json(&twice, None).unwrap_err().to_string();
+    assert!(error.contains("duplicate field `seconds`"), "{error}");
+    let error = read_edits(r#"{"door":{"a":1,"a":2}}"#)
+        .unwrap_err()
+        .to_string();
+    assert!(error.contains("duplicate field `a`"), "{error}");
+    // The same key in two objects is no repeat.
+    assert!(read_edits(r#"{"a":{"x":1},"b":{"x":2}}"#).is_ok());
+}
+
 #[test]
 fn the_downloaded_file_runs_the_same_in_the_cli_engine() {
     let l = lab("rate-limiter", "token-bucket")

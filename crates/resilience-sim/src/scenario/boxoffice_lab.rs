@@ -10,7 +10,7 @@ use super::lab_session::{choice, number, Control, ControlKind, ControlValue, Lab
 use crate::error::ConfigError;
 use crate::error::{excerpt, without_bom};
 use crate::model::boxoffice::edit::{self, diff, patched, Edit};
-use crate::model::boxoffice::topology::merge_patch;
+use crate::model::boxoffice::topology::{merge_patch, read_document};
 use crate::model::boxoffice::{self, scenarios, BoxOfficeRun, Sim, Topology};
 use serde_json::Value;
 
@@ -194,7 +194,7 @@ impl BoxOfficeLab {
         self.validate_choice()?;
         let text = scenarios::file(self.scenario)
             .ok_or_else(|| ConfigError::new("scenario", "is not a shipped scenario"))?;
-        let mut doc: Value = serde_json::from_str(without_bom(text))
+        let mut doc = read_document(without_bom(text))
             .map_err(|e| ConfigError::new("scenario", e.to_string()))?;
         if let Some(patch) = doc
             .get("variants")
@@ -251,8 +251,7 @@ impl BoxOfficeLab {
         let text = without_bom(text);
         // Read and checked as the CLI's `--file` reads it.
         Topology::from_json(text, None)?;
-        let mut doc: Value =
-            serde_json::from_str(text).map_err(|e| ConfigError::new("file", e.to_string()))?;
+        let mut doc = read_document(text).map_err(|e| ConfigError::new("file", e.to_string()))?;
         if let Some(o) = doc.as_object_mut() {
             o.remove("variants");
         }

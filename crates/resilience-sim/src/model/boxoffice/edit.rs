@@ -16,8 +16,8 @@ use crate::number::number_text;
 use serde_json::{json, Map, Value};
 
 use super::topology::{
-    merge_patch, Action, StackSpec, Topology, MAX_DURATION, MAX_EXPECTED_ARRIVALS, MAX_QUEUE,
-    MAX_REPLICAS, MAX_SECONDS, MAX_THREADS,
+    merge_patch, read_document, Action, StackSpec, Topology, MAX_DURATION, MAX_EXPECTED_ARRIVALS,
+    MAX_QUEUE, MAX_REPLICAS, MAX_SECONDS, MAX_THREADS,
 };
 use crate::ConfigError;
 
@@ -927,7 +927,7 @@ pub fn read_edits(text: &str) -> Result<Value, ConfigError> {
     }
     // serde_json's reason is given: "not a JSON object" was wrong for a well-formed object
     // nested past serde_json's 128 levels, or one with a lone surrogate escape.
-    let patch: Value = serde_json::from_str(text).map_err(|e| {
+    let patch = read_document(text).map_err(|e| {
         let why = crate::error::one_line(&format!(
             "cannot be read as JSON: {e} (got “{}”)",
             crate::error::excerpt(text)
@@ -945,8 +945,7 @@ pub fn read_edits(text: &str) -> Result<Value, ConfigError> {
 pub fn with_edits(text: &str, variant: Option<&str>, edits: &str) -> Result<String, ConfigError> {
     let patch = read_edits(edits)?;
     let text = crate::error::without_bom(text);
-    let mut doc: Value =
-        serde_json::from_str(text).map_err(|e| refuse("scenario", e.to_string()))?;
+    let mut doc = read_document(text).map_err(|e| refuse("scenario", e.to_string()))?;
     if let Some(name) = variant {
         let v = doc
             .get("variants")

@@ -1,7 +1,7 @@
 //! The five scenarios the course ships, as scenario files (`assets/boxoffice/*.json`,
 //! compiled in), and their variants: what the CLI and the page both offer.
 
-use super::topology::{merge_patch, Topology};
+use super::topology::{merge_patch, read_document, Topology};
 use crate::ConfigError;
 
 /// Name, file text.
@@ -39,7 +39,7 @@ pub fn names() -> Vec<&'static str> {
 
 /// The variants of a scenario document, in the file's order (sorted by name).
 pub fn variants(text: &str) -> Vec<String> {
-    serde_json::from_str::<serde_json::Value>(crate::error::without_bom(text))
+    read_document(crate::error::without_bom(text))
         .ok()
         .and_then(|v| {
             v.get("variants")?
@@ -60,8 +60,7 @@ pub fn load(
         return Topology::from_json(text, variant);
     }
     let text = crate::error::without_bom(text);
-    let mut value: serde_json::Value =
-        serde_json::from_str(text).map_err(|e| ConfigError::new("scenario", e.to_string()))?;
+    let mut value = read_document(text).map_err(|e| ConfigError::new("scenario", e.to_string()))?;
     if let Some(name) = variant {
         // The variant first, through the same path as without controls.
         Topology::from_json(text, Some(name))?;

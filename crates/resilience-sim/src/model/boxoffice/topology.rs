@@ -551,8 +551,7 @@ impl Topology {
     /// Reads a scenario document, applying `variant` (a name of its `variants`) first.
     pub fn from_json(text: &str, variant: Option<&str>) -> Result<Self, ConfigError> {
         let text = crate::error::without_bom(text);
-        let mut value: serde_json::Value =
-            serde_json::from_str(text).map_err(|e| err("scenario", e.to_string()))?;
+        let mut value = read_document(text).map_err(|e| err("scenario", e.to_string()))?;
         if let Some(name) = variant {
             let patch = value
                 .get("variants")
@@ -1060,6 +1059,79 @@ pub fn merge_patch(target: &mut serde_json::Value, patch: &serde_json::Value) {
             }
         }
         other => *target = other.clone(),
+    }
+}
+
+/// A JSON document as a [`serde_json::Value`], refusing a key written twice in one object.
+/// `Value` alone keeps the last of the two; the typed reader refuses them ("duplicate
+/// field"), and a file or a link's edits must not mean something else because they pass
+/// through a document first (a variant, an edit, an import). Nesting is bounded by
+/// serde_json's own limit (128 levels).
+pub fn read_document(text: &str) -> Result<serde_json::Value, serde_json::Error> {
+    use serde::de::DeserializeSeed;
+    let mut reader = serde_json::Deserializer::from_str(text);
+    let value = StrictDocument.deserialize(&mut reader)?;
+    reader.end()?;
+    Ok(value)
+}
+
+/// Builds a `Value` as serde_json does, but a repeated key is an error.
+struct StrictDocument;
+
+impl<'de> serde::de::DeserializeSeed<'de> for StrictDocument {
+    type Value = serde_json::Value;
+    fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for StrictDocument {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, v: bool) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_i64<E>(self, v: i64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_f64<E>(self, v: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(v).map_or(serde_json::Value::Null, Into::into))
+    }
+    fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_string<E>(self, v: String) -> Result<Self::Value, E> {
+        Ok(v.into())
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(StrictDocument)? {
+            items.push(item);
+        }
+        Ok(items.into())
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut object = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if object.contains_key(&key) {
+                return Err(serde::de::Error::custom(format_args!(
+                    "duplicate field `{}`",
+                    crate::error::excerpt(&key)
+                )));
+            }
+            let value = map.next_value_seed(StrictDocument)?;
+            object.insert(key, value);
+        }
+        Ok(object.into())
     }
 }
 
