@@ -170,18 +170,23 @@ fn read_line(
         }
         None => {
             let (key, value) = map_line(rest, &frame.prefix)?;
-            if frame.keys.contains(&key) {
-                return Err([
+            let repeated = frame.keys.contains(&key).then(|| {
+                [
                     "`",
                     &shorten(&key),
                     "` is already a key of this block: Spring Boot refuses a key twice in one map",
                 ]
-                .concat());
-            }
+                .concat()
+            });
             frame.keys.insert(key);
+            // A repeated key still opens its block, so the lines under it line up and
+            // are not each reported as misplaced.
             match value {
                 Some(value) => value.into_entries(line, entries),
                 None => *open = Some((indent, key_path(&frame.prefix, rest), line)),
+            }
+            if let Some(problem) = repeated {
+                return Err(problem);
             }
         }
     }
@@ -567,6 +572,18 @@ mod tests {
 
     fn p(key: &str, value: &str, line: usize) -> (String, String, usize) {
         (key.into(), value.into(), line)
+    }
+
+    /// A fragment pasted twice: one problem, at the repeated key, and none for the lines
+    /// under it (they were each called misplaced).
+    #[test]
+    fn a_repeated_block_is_one_problem() {
+        let once = "resilience4j:\n  circuitbreaker:\n    instances:\n      a:\n        sliding-window-size: 5\n";
+        let errors = read(&[once, once].concat()).unwrap_err();
+        assert_eq!(
+            errors,
+            vec!["line 6: `resilience4j` is already a key of this block: Spring Boot refuses a key twice in one map".to_string()]
+        );
     }
 
     #[test]
