@@ -147,6 +147,10 @@ test('Demo 10: hostile pastes are refused in one line and the page goes on', asy
     area.dispatchEvent(new Event('input', { bubbles: true }));
   });
   await page.getByTestId('sandbox-refused').filter({ hasText: 'over 2 MB' }).waitFor();
+  // Importing the emptied box says why again, not "nothing to import".
+  await page.getByTestId('sandbox-import').click();
+  await page.getByTestId('sandbox-refused').filter({ hasText: 'over 2 MB' }).waitFor();
+  assert.doesNotMatch(await page.getByTestId('sandbox-refused').textContent(), /Nothing to import/);
   await page.getByTestId('sandbox-send-failure').click();
   await page.getByTestId('sandbox-rates').filter({ hasText: '2 of 10' }).waitFor();
   assert.deepEqual(problems, []);

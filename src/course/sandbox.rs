@@ -85,6 +85,9 @@ pub struct Fields {
     pub claims: [String; 4],
     pub answers_are_errors: bool,
     pub pasted: String,
+    /// The last paste was over a script file's limit: the box was cleared, and importing
+    /// it says why again rather than "nothing to import".
+    pub pasted_too_large: bool,
 }
 
 impl Default for Fields {
@@ -94,6 +97,7 @@ impl Default for Fields {
             claims: ["800", "30", "5", "20"].map(String::from),
             answers_are_errors: true,
             pasted: String::new(),
+            pasted_too_large: false,
         }
     }
 }
@@ -311,6 +315,18 @@ impl Sandbox {
         });
         if settings_changed {
             self.refused.set(None);
+        }
+    }
+
+    /// The box's script; a paste the box refused as too large says so again.
+    fn import_pasted(self) {
+        let (text, too_large) = self
+            .fields
+            .with_untracked(|f| (f.pasted.clone(), f.pasted_too_large));
+        if too_large {
+            self.with_session(|s, notes| replay(s, Err(TOO_LARGE.to_string()), notes));
+        } else {
+            self.import(text);
         }
     }
 
@@ -916,10 +932,16 @@ fn import_form(page: Sandbox) -> impl IntoView {
     let Sandbox { fields, notes, .. } = page;
     // The file input's limit, for a paste too; the field then shows what the page holds.
     let typed = change(move |ev| match pasted_within(&ev, MAX_SCRIPT_BYTES) {
-        Some(text) => fields.update_untracked(|f| f.pasted = text),
+        Some(text) => fields.update_untracked(|f| {
+            f.pasted = text;
+            f.pasted_too_large = false;
+        }),
         None => {
             notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
-            fields.update(|f| f.pasted.clear());
+            fields.update(|f| {
+                f.pasted.clear();
+                f.pasted_too_large = true;
+            });
         }
     });
     let picked = change(move |ev| {
@@ -940,7 +962,7 @@ fn import_form(page: Sandbox) -> impl IntoView {
                 prop:value=live(move || fields.with(|f| f.pasted.clone())) on:input=typed></textarea>
             <div class="button-row">
                 <button type="button" data-testid="sandbox-import"
-                    on:click=click(move |_| page.import(fields.with_untracked(|f| f.pasted.clone())))>
+                    on:click=click(move |_| page.import_pasted())>
                     "Import and replay"
                 </button>
                 <label class="file-pick">"or a file: "
