@@ -168,6 +168,72 @@ impl fmt::Display for ConfigError {
 
 impl std::error::Error for ConfigError {}
 
+/// A JSON reader's message in a JSON file's words rather than Rust's: serde names the
+/// engine's types ("expected struct RawConfig", "expected u32"), which a learner's file
+/// never mentions. An object is "a JSON object"; a number type says what numbers it takes;
+/// a struct written as a list says so; serde_json's "unexpected end of hex escape" (a
+/// `\ud800` with no second half) says what is missing.
+pub fn serde_words(message: &str) -> String {
+    const NUMBERS: [(&str, &str); 9] = [
+        ("u8", "a whole number from 0 to 255"),
+        ("u16", "a whole number from 0 to 65535"),
+        ("u32", "a whole number from 0 to 4294967295"),
+        ("u64", "a whole number from 0 to 18446744073709551615"),
+        ("usize", "a whole number from 0"),
+        ("i32", "a whole number from -2147483648 to 2147483647"),
+        (
+            "i64",
+            "a whole number from -9223372036854775808 to 9223372036854775807",
+        ),
+        ("f32", "a number"),
+        ("f64", "a number"),
+    ];
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find("expected ") {
+        out.push_str(&rest[..at + "expected ".len()]);
+        rest = &rest[at + "expected ".len()..];
+        let word_end = |s: &str| {
+            s.find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                .unwrap_or(s.len())
+        };
+        if let Some(after) = rest.strip_prefix("struct ") {
+            rest = &after[word_end(after)..];
+            // "with 2 elements": the length serde wanted of a list.
+            if let Some(after) = rest.strip_prefix(" with ") {
+                let digits = after
+                    .find(|c: char| !c.is_ascii_digit())
+                    .unwrap_or(after.len());
+                if let Some(after) = after[digits..].strip_prefix(" element") {
+                    rest = after.strip_prefix('s').unwrap_or(after);
+                }
+            }
+            out.push_str("a JSON object");
+        } else if let Some((ty, words)) = NUMBERS
+            .iter()
+            .find(|(ty, _)| rest.starts_with(ty) && word_end(rest) == ty.len())
+        {
+            rest = &rest[ty.len()..];
+            out.push_str(words);
+        }
+    }
+    out.push_str(rest);
+    // A list where an object goes: serde took it for the fields in order, and says only
+    // that the count is wrong.
+    if let Some(after) = out.strip_prefix("invalid length ") {
+        let digits = after
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(after.len());
+        if let Some(tail) = after[digits..].strip_prefix(", expected a JSON object") {
+            out = ["invalid type: a list, expected a JSON object", tail].concat();
+        }
+    }
+    out.replace(
+        "unexpected end of hex escape",
+        "a \\u escape of half a character (a surrogate without its pair)",
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -216,6 +282,39 @@ mod tests {
         let long = one_line(&"x".repeat(2_000_000));
         assert_eq!(long.chars().count(), MESSAGE_CHARS + 1);
         assert!(long.ends_with('…'));
+    }
+
+    #[test]
+    fn serde_words_name_json_not_rust() {
+        assert_eq!(
+            serde_words("invalid type: string \"NaN\", expected f64 at line 1 column 9"),
+            "invalid type: string \"NaN\", expected a number at line 1 column 9"
+        );
+        assert_eq!(
+            serde_words("invalid type: floating point `1.8446744073709552e+19`, expected u32"),
+            "invalid type: floating point `1.8446744073709552e+19`, expected a whole number from 0 to 4294967295"
+        );
+        assert_eq!(
+            serde_words("invalid type: null, expected struct RawConfig at line 1 column 14"),
+            "invalid type: null, expected a JSON object at line 1 column 14"
+        );
+        assert_eq!(
+            serde_words("invalid length 1, expected struct BreakerScript with 2 elements at line 1 column 3"),
+            "invalid type: a list, expected a JSON object at line 1 column 3"
+        );
+        assert_eq!(
+            serde_words("unexpected end of hex escape at line 1 column 23"),
+            "a \\u escape of half a character (a surrogate without its pair) at line 1 column 23"
+        );
+        // Words that only look like a type stay.
+        for kept in [
+            "expected u32x",
+            "expected usable",
+            "unknown field `u32`, expected `a`",
+            "expected",
+        ] {
+            assert_eq!(serde_words(kept), kept);
+        }
     }
 
     #[test]

@@ -251,7 +251,8 @@ impl BoxOfficeLab {
         let text = without_bom(text);
         // Read and checked as the CLI's `--file` reads it.
         Topology::from_json(text, None)?;
-        let mut doc = read_document(text).map_err(|e| ConfigError::new("file", e.to_string()))?;
+        let mut doc = read_document(text)
+            .map_err(|e| ConfigError::new("file", crate::error::serde_words(&e.to_string())))?;
         if let Some(o) = doc.as_object_mut() {
             o.remove("variants");
         }

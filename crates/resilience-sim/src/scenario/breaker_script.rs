@@ -152,7 +152,7 @@ pub fn parse_breaker_script(json: &str) -> Result<BreakerScript, String> {
     let script = read_breaker_script(&mut reader)?;
     reader
         .end()
-        .map_err(|e| invalid_script("", &e.to_string()))?;
+        .map_err(|e| invalid_script("", &crate::error::serde_words(&e.to_string())))?;
     Ok(script)
 }
 
@@ -165,7 +165,7 @@ pub fn read_breaker_script<'de, D: serde::Deserializer<'de>>(
         let path = crate::error::excerpt_path(&e.path().to_string());
         invalid_script(
             if path == "." { "" } else { &path },
-            &e.into_inner().to_string(),
+            &crate::error::serde_words(&e.into_inner().to_string()),
         )
     })
 }

@@ -140,7 +140,8 @@ impl Scenario {
         let text = crate::error::without_bom(text);
         let scenario: Scenario = match format {
             // One line, whatever the parser quotes back (a value's newline, a lone `\r`).
-            Format::Json => serde_json::from_str(text).map_err(|e| one_line(&e.to_string()))?,
+            Format::Json => serde_json::from_str(text)
+                .map_err(|e| one_line(&crate::error::serde_words(&e.to_string())))?,
             #[cfg(feature = "cli")]
             Format::Toml => toml::from_str(text).map_err(|e| one_line(&toml_message(text, &e)))?,
         };

@@ -929,7 +929,8 @@ pub fn read_edits(text: &str) -> Result<Value, ConfigError> {
     // nested past serde_json's 128 levels, or one with a lone surrogate escape.
     let patch = read_document(text).map_err(|e| {
         let why = crate::error::one_line(&format!(
-            "cannot be read as JSON: {e} (got “{}”)",
+            "cannot be read as JSON: {} (got “{}”)",
+            crate::error::serde_words(&e.to_string()),
             crate::error::excerpt(text)
         ));
         refuse("edits", why)

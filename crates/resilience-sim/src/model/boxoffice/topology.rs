@@ -551,7 +551,8 @@ impl Topology {
     /// Reads a scenario document, applying `variant` (a name of its `variants`) first.
     pub fn from_json(text: &str, variant: Option<&str>) -> Result<Self, ConfigError> {
         let text = crate::error::without_bom(text);
-        let mut value = read_document(text).map_err(|e| err("scenario", e.to_string()))?;
+        let mut value = read_document(text)
+            .map_err(|e| err("scenario", crate::error::serde_words(&e.to_string())))?;
         if let Some(name) = variant {
             let patch = value
                 .get("variants")
@@ -588,7 +589,7 @@ impl Topology {
                     one_line(&crate::error::excerpt_path(&path))
                 },
                 // serde quotes a bad value whole: keep a short prefix, on one line.
-                one_line(&e.into_inner().to_string()),
+                one_line(&crate::error::serde_words(&e.into_inner().to_string())),
             )
         })?;
         topology.validate()?;

@@ -34,12 +34,12 @@ pub fn parse<T: DeserializeOwned>(json: &str, what: &str) -> Result<T, String> {
         invalid(
             what,
             if path == "." { "" } else { &path },
-            &e.into_inner().to_string(),
+            &crate::error::serde_words(&e.into_inner().to_string()),
         )
     })?;
     reader
         .end()
-        .map_err(|e| invalid(what, "", &e.to_string()))?;
+        .map_err(|e| invalid(what, "", &crate::error::serde_words(&e.to_string())))?;
     Ok(script)
 }
 
