@@ -4,6 +4,7 @@
 // same on a phone in dark mode. Screenshots at both sizes.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { launchBrowser, openControls, openPage, screenshot } from './support.mjs';
 
 let browser;
@@ -191,6 +192,10 @@ test('Demo 14: the learner changes the system by keyboard and by mouse; the link
   await page.getByTestId('box-import').setInputFiles({ name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from('{"version": 2') });
   await page.getByTestId('box-edit-note').filter({ hasText: /^Not imported: / }).waitFor();
   assert.equal(await system.locator('[data-component=replicas]').count(), 2);
+  // A shipped file carries variants: the page runs the file's system and says they are not used.
+  const shipped = readFileSync(new URL('../assets/boxoffice/cascading-failure.json', import.meta.url));
+  await page.getByTestId('box-import').setInputFiles({ name: 'cascading-failure.json', mimeType: 'application/json', buffer: shipped });
+  await page.getByTestId('box-edit-note').filter({ hasText: /^Imported the file's system as written\. Its variants \(.*bulkhead.*\) are not used here/ }).waitFor();
   await page.getByTestId('box-back-to-scenario').click();
   await replicas(page, 1);
   await screenshot(page, 'demo-14-edit');

@@ -729,7 +729,12 @@ fn import_file(
             .session
             .with_untracked(|s| s.config().with_file(&text));
         match next {
-            Ok(lab) => install(state, runs, view, lab),
+            Ok(lab) => {
+                install(state, runs, view, lab);
+                if let Some(note) = BoxOfficeLab::file_note(&text) {
+                    view.edit_note.set(Some(note));
+                }
+            }
             Err(e) => view.edit_note.set(Some(format!(
                 "Not imported: {}",
                 message::<BoxOfficeLab>(&e)

@@ -392,6 +392,16 @@ fn an_imported_file_runs_as_the_scenario_it_is() {
     let ours = imported.run().unwrap();
     assert_eq!(ours.seconds, theirs.seconds);
     assert_eq!(ours.summary, theirs.summary);
+    // Its variants are not used, and the page says so; a file without them needs no word.
+    let note = BoxOfficeLab::file_note(text).unwrap();
+    assert!(
+        note.contains("bulkhead") && note.contains("--variant NAME"),
+        "{note}"
+    );
+    assert_eq!(
+        BoxOfficeLab::file_note(&imported.file_text().unwrap()),
+        None
+    );
     // With a BOM, as some editors save it.
     assert!(lab("retry-storm", "naive-retries")
         .with_file(&format!("\u{feff}{text}"))

@@ -259,6 +259,19 @@ impl BoxOfficeLab {
         self.with_document(&doc)
     }
 
+    /// What an import of `text` leaves out, to say after it: a file's `variants` are not
+    /// kept (the page runs the file's system as written, and the CLI runs a variant only
+    /// when `--variant` names it), so a learner does not take them for applied or checked.
+    pub fn file_note(text: &str) -> Option<String> {
+        let names = scenarios::variants(text);
+        (!names.is_empty()).then(|| {
+            format!(
+                "Imported the file's system as written. Its variants ({}) are not used here: `resilience-sim lab boxoffice --file FILE --variant NAME` runs one.",
+                crate::error::some_names(names.iter().map(String::as_str))
+            )
+        })
+    }
+
     /// The system as a scenario file (pretty JSON) that `resilience-sim lab boxoffice
     /// --file F --seed N` runs to the same result.
     pub fn file_text(&self) -> Result<String, ConfigError> {
