@@ -22,7 +22,7 @@ const CEILING_KB = {
   pool: 147.5,
   brownout: 205,
   checkout: 190,
-  boxoffice: 429.5,
+  boxoffice: 432,
   'retry-policies': 181,
   landing: 64,
 };
