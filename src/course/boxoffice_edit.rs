@@ -67,7 +67,7 @@ fn number_field(
             }),
             Err(_) => problem.set(Some(format!(
                 "{label}: “{}” is not a number.",
-                text.chars().take(40).collect::<String>()
+                resilience_sim::error::excerpt(&text)
             ))),
         }
     };

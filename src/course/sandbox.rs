@@ -146,7 +146,7 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
             }
             _ => Err(format!(
                 "Advance: “{}” is not a number of seconds from 0 to 86400.",
-                fields.advance_s.trim()
+                resilience_sim::error::excerpt(fields.advance_s.trim())
             )),
         },
         Intent::Transition(to) => s.transition(to),
@@ -1119,6 +1119,27 @@ mod tests {
         let mut notes = PageNotes::default();
         apply(s, intent, &Fields::default(), &mut notes);
         notes
+    }
+
+    /// A typed advance that is no number is quoted as every message quotes a value: its
+    /// first 40 characters (it echoed the whole field, a megabyte if one was pasted).
+    #[test]
+    fn a_bad_advance_is_quoted_short() {
+        let mut s = BreakerSandbox::default();
+        let fields = Fields {
+            advance_s: "x".repeat(100_000),
+            ..Fields::default()
+        };
+        let mut notes = PageNotes::default();
+        apply(&mut s, Intent::AdvanceTyped, &fields, &mut notes);
+        let refused = notes.refused.unwrap();
+        assert_eq!(
+            refused,
+            format!(
+                "Advance: “{}…” is not a number of seconds from 0 to 86400.",
+                "x".repeat(40)
+            )
+        );
     }
 
     /// An empty box (cleared after a paste over the limit, or never filled) says so, and
