@@ -1100,7 +1100,6 @@ fn scalar(ty: Ty, text: &str) -> Result<Val, String> {
     Ok(value)
 }
 
-/// A class name as Spring loads it (fully qualified), as the engine names it.
 /// A whole number as Spring reads one from text (`NumberUtils.parseNumber`, for a
 /// `.properties` value or a quoted YAML one): every whitespace character taken out, then
 /// hexadecimal after `0x`, `0X` or `#` and an optional `-` (`Integer.decode`), else decimal
@@ -1142,6 +1141,7 @@ fn java_int(text: &str) -> Option<Option<i64>> {
     )
 }
 
+/// A class name as Spring loads it (fully qualified), as the engine names it.
 fn class(name: &str) -> Result<String, String> {
     let valid = name.split('.').all(|part| {
         part.chars()
