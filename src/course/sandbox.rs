@@ -84,10 +84,9 @@ pub struct Fields {
     /// p99.5 latency (ms), typical incident (s), probes, calls per second.
     pub claims: [String; 4],
     pub answers_are_errors: bool,
-    pub pasted: String,
-    /// The last paste was over a script file's limit: the box was cleared, and importing
-    /// it says why again rather than "nothing to import".
-    pub pasted_too_large: bool,
+    /// What the box holds; `None` when the last paste was over a script file's limit (the
+    /// box was cleared, and importing it says why again rather than "nothing to import").
+    pub pasted: Option<String>,
 }
 
 impl Default for Fields {
@@ -96,8 +95,7 @@ impl Default for Fields {
             advance_s: "5".to_string(),
             claims: ["800", "30", "5", "20"].map(String::from),
             answers_are_errors: true,
-            pasted: String::new(),
-            pasted_too_large: false,
+            pasted: Some(String::new()),
         }
     }
 }
@@ -320,13 +318,9 @@ impl Sandbox {
 
     /// The box's script; a paste the box refused as too large says so again.
     fn import_pasted(self) {
-        let (text, too_large) = self
-            .fields
-            .with_untracked(|f| (f.pasted.clone(), f.pasted_too_large));
-        if too_large {
-            self.with_session(|s, notes| replay(s, Err(TOO_LARGE.to_string()), notes));
-        } else {
-            self.import(text);
+        match self.fields.with_untracked(|f| f.pasted.clone()) {
+            Some(text) => self.import(text),
+            None => self.with_session(|s, notes| replay(s, Err(TOO_LARGE.to_string()), notes)),
         }
     }
 
@@ -932,16 +926,10 @@ fn import_form(page: Sandbox) -> impl IntoView {
     let Sandbox { fields, notes, .. } = page;
     // The file input's limit, for a paste too; the field then shows what the page holds.
     let typed = change(move |ev| match pasted_within(&ev, MAX_SCRIPT_BYTES) {
-        Some(text) => fields.update_untracked(|f| {
-            f.pasted = text;
-            f.pasted_too_large = false;
-        }),
+        Some(text) => fields.update_untracked(|f| f.pasted = Some(text)),
         None => {
             notes.update(|n| n.refused = Some(TOO_LARGE.to_string()));
-            fields.update(|f| {
-                f.pasted.clear();
-                f.pasted_too_large = true;
-            });
+            fields.update(|f| f.pasted = None);
         }
     });
     let picked = change(move |ev| {
@@ -959,7 +947,7 @@ fn import_form(page: Sandbox) -> impl IntoView {
             <h2 id="import-heading">"Replay a script"</h2>
             <label for="sandbox-import-text">"Paste a breaker script (the JSON of "<code>"resilience-sim breaker FILE"</code>")"</label>
             <textarea id="sandbox-import-text" data-testid="sandbox-import-text" rows="4" spellcheck="false"
-                prop:value=live(move || fields.with(|f| f.pasted.clone())) on:input=typed></textarea>
+                prop:value=live(move || fields.with(|f| f.pasted.clone().unwrap_or_default())) on:input=typed></textarea>
             <div class="button-row">
                 <button type="button" data-testid="sandbox-import"
                     on:click=click(move |_| page.import_pasted())>

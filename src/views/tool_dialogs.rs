@@ -220,10 +220,9 @@ fn import_section(
     status: RwSignal<String>,
     refresh: Callback<()>,
 ) -> impl IntoView {
-    let import_text = RwSignal::new(String::new());
-    // The last paste was over the reader's limit: the box was cleared, and "Read and
-    // apply" says why again rather than "no settings found".
-    let too_large = RwSignal::new(false);
+    // What the box holds; `None` when the last paste was over the reader's limit (the box
+    // was cleared, and "Read and apply" says why again rather than "no settings found").
+    let import_text = RwSignal::new(Some(String::new()));
     let import_errors = RwSignal::new(Vec::<String>::new());
     // A fragment with several instances and none of the page's name: the learner chooses.
     let instances = RwSignal::new(Vec::<String>::new());
@@ -270,11 +269,10 @@ fn import_section(
         }
     };
     let apply_import = click(move |_| {
-        if too_large.get_untracked() {
+        let Some(text) = import_text.get_untracked() else {
             import_errors.set(vec![TOO_LARGE.to_string()]);
             return;
-        }
-        let text = import_text.get_untracked();
+        };
         let instance = instances.with_untracked(|list| {
             if list.is_empty() {
                 String::new()
@@ -339,13 +337,9 @@ fn import_section(
             on:input=change(move |e| {
                 // The reader's limit, before the text is copied out of the page.
                 match pasted_within(&e, MAX_INPUT) {
-                    Some(text) => {
-                        import_text.set(text);
-                        too_large.set(false);
-                    }
+                    Some(text) => import_text.set(Some(text)),
                     None => {
-                        import_text.set(String::new());
-                        too_large.set(true);
+                        import_text.set(None);
                         import_errors.set(vec![TOO_LARGE.to_string()]);
                     }
                 }

@@ -413,16 +413,13 @@ fn yaml_int(text: &str) -> Option<String> {
 
 /// `190:20:30`: base 60, summed as SnakeYAML does, in a Java `int` (which wraps).
 fn base_sixty(negative: bool, body: &str) -> Option<String> {
-    let mut parts = body.split(':');
-    let first = parts.next()?;
-    let mut rest = parts.peekable();
-    rest.peek()?;
+    let (first, rest) = body.split_once(':')?;
     if !first.starts_with(|c: char| ('1'..='9').contains(&c))
         || !first.chars().all(|c| c == '_' || c.is_ascii_digit())
     {
         return None;
     }
-    let rest: Vec<&str> = rest.collect();
+    let rest: Vec<&str> = rest.split(':').collect();
     let sixtieth = |p: &&str| match p.as_bytes() {
         [d] => d.is_ascii_digit(),
         [t, d] => (b'0'..=b'5').contains(t) && d.is_ascii_digit(),
