@@ -961,8 +961,20 @@ fn import_form(page: Sandbox) -> impl IntoView {
     }
 }
 
-/// The state line's detail: what the breaker does now, with the countdown and the trials.
+/// The state line's detail: what the breaker does now, with the countdown and the trials,
+/// and a timer that `reset()` left armed, if one will move the breaker.
 pub fn detail(s: &BreakerSandbox) -> String {
+    let now = state_detail(s);
+    match s.left_armed_timer_ahead() {
+        Some((left, to)) => format!(
+            "{now} A timer armed before reset() asks for {to} in {}: Resilience4j's reset() does not cancel it.",
+            clock(left)
+        ),
+        None => now,
+    }
+}
+
+fn state_detail(s: &BreakerSandbox) -> String {
     match s.state() {
         State::Open => match s.open_wait_remaining() {
             Some(left)
@@ -1226,6 +1238,28 @@ mod tests {
         press(&mut s, Intent::Send(SandboxCall::Ignored));
         assert_eq!(s.state(), State::HalfOpen);
         assert_eq!(detail(&s), "trial permits taken: 1 of 3.");
+    }
+
+    /// Resilience4j's reset() leaves HALF_OPEN's maxWaitDurationInHalfOpenState timer armed:
+    /// the page says so, and the breaker opens when it fires.
+    #[test]
+    fn a_timer_left_armed_by_reset_is_on_the_state_line() {
+        let mut settings = SandboxSettings::default();
+        settings.config.max_wait_duration_in_half_open_state = 3_000;
+        let mut s = BreakerSandbox::new(settings).unwrap();
+        press(&mut s, Intent::Transition(State::Open));
+        press(&mut s, Intent::Transition(State::HalfOpen));
+        press(&mut s, SECOND);
+        press(&mut s, Intent::Reset);
+        assert_eq!(s.state(), State::Closed);
+        assert_eq!(
+            detail(&s),
+            "letting calls through and recording their outcomes. A timer armed before reset() asks for OPEN in 2 s: Resilience4j's reset() does not cancel it."
+        );
+        press(&mut s, SECOND);
+        let notes = press(&mut s, SECOND);
+        assert_eq!(notes.path, vec![(State::Closed, State::Open)]);
+        assert!(!detail(&s).contains("reset()"), "{}", detail(&s));
     }
 
     #[test]

@@ -1171,14 +1171,61 @@ fn reset_goes_back_to_closed_with_a_fresh_window() {
     );
 }
 
+/// Resilience4j's `reset()` swaps in a CLOSED state without the hook that cancels the
+/// replaced state's timer: HALF_OPEN's `maxWaitDurationInHalfOpenState` timer (1 s, to
+/// OPEN) still fires at 1,000 ms and opens the reset breaker (CLOSED -> OPEN is legal),
+/// counting attempt 1, so the wait is `waitDurationInOpenState` (5 s, no automatic
+/// transition: the first call after 6,000 ms is let through as a trial).
 #[test]
-fn reset_cancels_the_half_open_timer() {
+fn reset_leaves_the_half_open_timer_armed() {
     let mut cb = breaker(r4j_state_machine_test_config()); // maxWait 1 s -> OPEN
     cb.transition_to(State::Open, 0).unwrap();
     cb.transition_to(State::HalfOpen, 0).unwrap();
     cb.reset(500);
-    cb.advance_to(5_000);
+    assert_eq!(cb.left_armed_timers(), [(1_000, State::Open)]);
+    cb.drain_events();
+    cb.advance_to(999);
     assert_eq!(cb.state(), State::Closed);
+    cb.advance_to(1_000);
+    assert_eq!((cb.state(), cb.attempts()), (State::Open, 1));
+    assert_eq!(
+        cb.drain_events(),
+        [CircuitBreakerEvent::StateTransition {
+            at: 1_000,
+            from: State::Closed,
+            to: State::Open
+        }]
+    );
+    assert!(cb.left_armed_timers().is_empty());
+    assert!(!cb.try_acquire_permission(6_000));
+    assert!(cb.try_acquire_permission(6_001));
+    assert_eq!(cb.state(), State::HalfOpen);
+}
+
+/// The automatic OPEN -> HALF_OPEN timer a reset leaves asks for HALF_OPEN, which CLOSED
+/// may not go to: nothing happens. From FORCED_OPEN it may: a breaker reset and then forced
+/// open goes half-open when the old wait ends.
+#[test]
+fn reset_leaves_the_open_timer_armed() {
+    let config = CircuitBreakerConfig {
+        automatic_transition_from_open_to_half_open_enabled: true,
+        wait_duration_in_open_state: 2_000,
+        ..CircuitBreakerConfig::default()
+    };
+    let mut cb = breaker(config.clone());
+    cb.transition_to(State::Open, 0).unwrap();
+    cb.reset(100);
+    cb.advance_to(10_000);
+    assert_eq!(cb.state(), State::Closed);
+
+    let mut cb = breaker(config);
+    cb.transition_to(State::Open, 0).unwrap();
+    cb.reset(100);
+    cb.transition_to(State::ForcedOpen, 200).unwrap();
+    cb.advance_to(1_999);
+    assert_eq!(cb.state(), State::ForcedOpen);
+    cb.advance_to(2_000);
+    assert_eq!(cb.state(), State::HalfOpen);
 }
 
 // ---------------------------------------------------------------------------------------

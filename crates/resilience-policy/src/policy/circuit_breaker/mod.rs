@@ -119,11 +119,22 @@
 //! lists no cell for those outcomes: Resilience4j's has none to keep them in. The next
 //! HALF_OPEN or CLOSED starts a proper window again.
 //!
+//! ## `reset()` leaves the timers armed
+//!
+//! Every transition first runs the state's `preTransitionHook`, which cancels its timer (the
+//! automatic OPEN -> HALF_OPEN, the `maxWaitDurationInHalfOpenState` one). `reset()` does
+//! not: it swaps in a fresh CLOSED state directly. The replaced state's timer still fires
+//! at its instant, and its state object, which still believes it is current, asks the
+//! breaker for its transition from whatever state it is in by then: an OPEN timer for
+//! HALF_OPEN, a HALF_OPEN timer for `transitionToStateAfterWaitDuration`. From CLOSED,
+//! HALF_OPEN is illegal (the exception is thrown on the scheduler's thread and lost), but
+//! OPEN is not: reset a HALF_OPEN breaker with `maxWaitDurationInHalfOpenState` and it
+//! opens again by itself when that wait runs out, with one attempt counted. The engine
+//! does the same ([`CircuitBreaker::left_armed_timers`] lists them); the traces recorded
+//! from Resilience4j 2.4.0 (`tests/resilience4j_traces.rs`) include such runs.
+//!
 //! ## Where the engine differs from Resilience4j
 //!
-//! - `reset` cancels the pending timers. Resilience4j's `reset()` skips the hook that
-//!   cancels them, so a `maxWaitDurationInHalfOpenState` timer armed before a reset can
-//!   still open the freshly reset breaker later; the engine treats that as the bug it is.
 //! - Exceptions are names, not classes: the hierarchy is a table plus declared classes (see
 //!   [`crate::exceptions`]); `onError`'s unwrapping of a `CompletionException` /
 //!   `ExecutionException` to its cause has no counterpart (a name has no cause).
@@ -133,6 +144,8 @@
 pub mod config;
 pub mod window;
 
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 use std::fmt;
 use std::sync::Arc;
 
@@ -400,9 +413,15 @@ pub struct CircuitBreaker {
     events: Vec<CircuitBreakerEvent>,
     record_events: bool,
     wait_memo: WaitMemo,
-    /// When the next timer fires; `None` when none is armed (not a sentinel time: a clock
-    /// may reach `Millis::MAX`, and a timer there must not fire).
+    /// When the next timer fires, the state's own or one a reset left armed; `None` when
+    /// none is armed (not a sentinel time: a clock may reach `Millis::MAX`, and a timer
+    /// there must not fire).
     timer_due: Option<Millis>,
+    /// Timers of states that `reset()` replaced: Resilience4j's reset skips the hook that
+    /// cancels them (see the module documentation), so each still fires at its instant.
+    left_armed: BinaryHeap<Reverse<LeftArmedTimer>>,
+    /// How many timers `reset()` has left armed: their order at one instant.
+    left_armed_count: u64,
     trip_counts: TripCounts,
     /// Each exception name seen so far, classified. The lists never
     /// change during a breaker's life, and matching a name through the class hierarchy on
@@ -412,6 +431,27 @@ pub struct CircuitBreaker {
     classified: Vec<(Arc<str>, Classification)>,
     /// Past those names, classifications by class.
     by_class: ByClass<Classification>,
+}
+
+/// A timer of a state that `reset()` replaced: when it fires and the transition it asks for.
+/// Ordered by instant, then by when it was armed (the scheduler's queue order).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LeftArmedTimer {
+    due: Millis,
+    order: u64,
+    to: State,
+}
+
+impl Ord for LeftArmedTimer {
+    fn cmp(&self, other: &Self) -> std::cmp::Ordering {
+        (self.due, self.order).cmp(&(other.due, other.order))
+    }
+}
+
+impl PartialOrd for LeftArmedTimer {
+    fn partial_cmp(&self, other: &Self) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
 }
 
 /// How a reported exception counts: `ignoreExceptions` is checked first; a recorded one
@@ -452,6 +492,8 @@ impl CircuitBreaker {
             record_events: true,
             wait_memo: WaitMemo::default(),
             timer_due: None,
+            left_armed: BinaryHeap::new(),
+            left_armed_count: 0,
             trip_counts: TripCounts::NONE,
             classified: Vec::new(),
             by_class: ByClass::default(),
@@ -618,7 +660,7 @@ impl CircuitBreaker {
                     self.entered_at = at;
                     self.now = at;
                     self.open_until = i128::from(at) + wait;
-                    self.timer_due = self.next_timer();
+                    self.timer_due = self.earliest_timer();
                     skipped += jump;
                 }
             }
@@ -632,6 +674,7 @@ impl CircuitBreaker {
     fn idle_cycle_period(&self) -> Option<Millis> {
         let config = &self.config;
         if self.state != State::Open
+            || !self.left_armed.is_empty()
             || self.entered_at != self.now
             || !config.automatic_transition_from_open_to_half_open_enabled
             || config.transition_to_state_after_wait_duration != State::Open
@@ -652,27 +695,74 @@ impl CircuitBreaker {
     fn fire_timers(&mut self, now: Millis) {
         while let Some(at) = self.timer_due.filter(|&due| due <= now) {
             self.now = at;
-            match self.state {
-                State::Open => self.enter(State::HalfOpen, at),
-                State::HalfOpen => {
-                    let to = self.config.transition_to_state_after_wait_duration;
-                    self.enter(to, at);
-                }
-                _ => {
-                    self.timer_due = None;
-                    break;
+            // A timer a reset left armed was scheduled before the current state's own, so
+            // at one instant it fires first, as the scheduler's queue orders them.
+            let left_armed = self
+                .left_armed
+                .peek()
+                .filter(|t| t.0.due == at)
+                .map(|t| t.0);
+            if let Some(timer) = left_armed {
+                self.left_armed.pop();
+                self.fire_left_armed(timer);
+            } else {
+                match self.state {
+                    State::Open => self.enter(State::HalfOpen, at),
+                    State::HalfOpen => {
+                        let to = self.config.transition_to_state_after_wait_duration;
+                        self.enter(to, at);
+                    }
+                    _ => {
+                        self.timer_due = self.left_armed_due().filter(|&due| due > at);
+                        continue;
+                    }
                 }
             }
             // The clock ends at `Millis::MAX`: every wait from there saturates to the same
             // instant, and a timer that re-arms where it fired would fire for ever.
-            if at == Millis::MAX && self.timer_due == Some(at) {
+            if at == Millis::MAX && self.timer_due == Some(at) && self.left_armed_due() != Some(at)
+            {
                 self.timer_due = None;
                 break;
             }
         }
     }
 
-    /// The next instant at which a timer will change the state by itself, if any.
+    /// A timer of a state `reset()` replaced fires: its state object still believes it is
+    /// current (`isOpen`, `isHalfOpen`), so it asks the breaker for its transition, from
+    /// whatever state the breaker is in now. An illegal one throws
+    /// `IllegalStateTransitionException` on the scheduler's thread, where nobody reads it;
+    /// a legal one happens, a same-state one silently (OPEN -> OPEN counts an attempt).
+    fn fire_left_armed(&mut self, timer: LeftArmedTimer) {
+        if self.state.can_transition_to(timer.to) {
+            self.enter(timer.to, timer.due);
+        } else {
+            self.timer_due = self.earliest_timer();
+        }
+    }
+
+    fn left_armed_due(&self) -> Option<Millis> {
+        self.left_armed.peek().map(|t| t.0.due)
+    }
+
+    /// The earliest armed timer, the state's own or one a reset left.
+    fn earliest_timer(&self) -> Option<Millis> {
+        match (self.next_timer(), self.left_armed_due()) {
+            (Some(own), Some(left)) => Some(own.min(left)),
+            (own, left) => own.or(left),
+        }
+    }
+
+    /// Timers that `reset()` left armed, in the order they fire: each instant and the
+    /// transition its state object will ask for then.
+    pub fn left_armed_timers(&self) -> Vec<(Millis, State)> {
+        let mut timers: Vec<LeftArmedTimer> = self.left_armed.iter().map(|t| t.0).collect();
+        timers.sort_unstable();
+        timers.into_iter().map(|t| (t.due, t.to)).collect()
+    }
+
+    /// The next instant at which the current state's own timer will change the state, if
+    /// any (not counting the timers a reset left armed: [`Self::left_armed_timers`]).
     pub fn next_timer(&self) -> Option<Millis> {
         match self.state {
             State::Open
@@ -991,9 +1081,21 @@ impl CircuitBreaker {
     }
 
     /// `reset()`: back to CLOSED with a fresh window and attempt 0, from any state; reports
-    /// the transition (unless already CLOSED) and `Reset`.
+    /// the transition (unless already CLOSED) and `Reset`. The state it leaves keeps its
+    /// timer armed, as in Resilience4j (see the module documentation).
     pub fn reset(&mut self, now: Millis) {
         self.advance_to(now);
+        let to = match self.state {
+            State::Open => Some(State::HalfOpen),
+            State::HalfOpen => Some(self.config.transition_to_state_after_wait_duration),
+            _ => None,
+        };
+        if let Some((due, to)) = self.next_timer().zip(to) {
+            let order = self.left_armed_count;
+            self.left_armed_count += 1;
+            self.left_armed
+                .push(Reverse(LeftArmedTimer { due, order, to }));
+        }
         self.enter(State::Closed, self.now);
         if self.publishing(true) {
             self.events
@@ -1049,7 +1151,7 @@ impl CircuitBreaker {
         }
         self.state = to;
         self.entered_at = at;
-        self.timer_due = self.next_timer();
+        self.timer_due = self.earliest_timer();
         if from != to && self.publishing(true) {
             self.events
                 .push(CircuitBreakerEvent::StateTransition { at, from, to });

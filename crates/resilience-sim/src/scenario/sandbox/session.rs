@@ -754,6 +754,19 @@ impl BreakerSandbox {
         self.live.breaker.next_timer()
     }
 
+    /// A timer `reset()` left armed (Resilience4j's reset does not cancel the timers of the
+    /// state it replaces) that will move the breaker when it fires: the first whose
+    /// transition the state now allows, with the milliseconds until it fires.
+    pub fn left_armed_timer_ahead(&self) -> Option<(Millis, State)> {
+        let state = self.state();
+        self.live
+            .breaker
+            .left_armed_timers()
+            .into_iter()
+            .find(|&(_, to)| state.can_transition_to(to))
+            .map(|(due, to)| (due.saturating_sub(self.live.now), to))
+    }
+
     /// The breaker itself, for anything else the page wants to read.
     pub fn breaker(&self) -> &CircuitBreaker {
         &self.live.breaker

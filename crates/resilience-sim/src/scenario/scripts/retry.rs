@@ -52,6 +52,14 @@
 //! - **`numberOfTotalCalls` counts the last attempt of a result retried until exhaustion
 //!   twice** (once in `onResult`, once in `onComplete`): 3 attempts of `"PENDING"` with
 //!   `maxAttempts` 3 count 4.
+//! - **With `failAfterMaxAttempts`, that call is counted once more, and failed twice**:
+//!   `onComplete` throws `MaxRetriesExceededException` inside the decorator's `try`, whose
+//!   `catch (Exception)` hands it to `onError` like any exception the supplier threw. That
+//!   counts one more attempt (3 attempts of `"PENDING"` count 5) and, since
+//!   `numOfAttempts` is already at `maxAttempts`, "failed with retry" a second time when the
+//!   lists retry a `RuntimeException` (by default they retry everything), or "failed
+//!   without retry" when they do not. Found by comparing with Resilience4j itself
+//!   (`scripts/resilience4j/compare.mjs --policy retry`).
 //! - **An `Error` (or any `Throwable` that is not an `Exception`) escapes the retry
 //!   untouched**: the decorated supplier catches `Exception` only, so an
 //!   `OutOfMemoryError` is neither retried nor counted (not even in `numberOfTotalCalls`),
@@ -339,6 +347,9 @@ struct CallEnd {
     waits: Vec<Millis>,
     error: Option<String>,
     counter: Option<Counter>,
+    /// A second counter: the `MaxRetriesExceededException` that `onComplete` throws, which
+    /// the decorator's own `catch (Exception)` hands to `onError`.
+    rethrown: Option<Counter>,
     /// What the call adds to `numberOfTotalCalls`.
     total_calls: u64,
 }
@@ -444,6 +455,25 @@ impl RetryScriptConfig {
             .any(|listed| same_value(listed, value))
     }
 
+    /// What the retry loop does with an exception of class `name`, remembered by class.
+    fn thrown(&self, classes: &mut ByClass<Thrown>, name: &str) -> Thrown {
+        let hierarchy = self.hierarchy();
+        classes.get_or(&hierarchy, name, || {
+            if !hierarchy.is_assignable("Exception", name) {
+                Thrown::Escapes
+            } else if is_retried_exception(
+                &hierarchy,
+                &self.retry_exceptions,
+                &self.ignore_exceptions,
+                name,
+            ) {
+                Thrown::Retried
+            } else {
+                Thrown::NotRetried
+            }
+        })
+    }
+
     /// One call, as `Retry.decorateCheckedSupplier` drives `RetryImpl.ContextImpl`:
     /// `numOfAttempts` counts the retried failures so far, and each attempt goes through
     /// `onError` (an `Exception`), or `onResult` then, when not retried, `onComplete`.
@@ -463,26 +493,13 @@ impl RetryScriptConfig {
                 waits,
                 error,
                 counter,
+                rethrown: None,
                 total_calls,
             };
             match attempt {
                 Attempt::Thrown(name) => {
                     let simple = simple_name(name).to_string();
-                    let hierarchy = self.hierarchy();
-                    let thrown = classes.get_or(&hierarchy, name, || {
-                        if !hierarchy.is_assignable("Exception", name) {
-                            Thrown::Escapes
-                        } else if is_retried_exception(
-                            &hierarchy,
-                            &self.retry_exceptions,
-                            &self.ignore_exceptions,
-                            name,
-                        ) {
-                            Thrown::Retried
-                        } else {
-                            Thrown::NotRetried
-                        }
-                    });
+                    let thrown = self.thrown(classes, name);
                     // `catch (Exception e)`: anything else leaves the loop untouched.
                     if thrown == Thrown::Escapes {
                         return Ok(end(Some(simple), None, total_calls, waits));
@@ -518,17 +535,34 @@ impl RetryScriptConfig {
                     }
                     // onComplete.
                     total_calls += 1;
-                    let (counter, error) = if retried == 0 {
-                        (Counter::SuccessfulWithout, None)
+                    if retried >= max && self.fail_after_max_attempts {
+                        // onComplete throws inside the decorator's `try`, whose
+                        // `catch (Exception)` gives it to onError like any exception: one
+                        // more attempt counted, then "failed with retry" again when the lists
+                        // retry it (numOfAttempts is past maxAttempts), else "failed without".
+                        total_calls += 1;
+                        let name = "MaxRetriesExceededException";
+                        let rethrown = match self.thrown(classes, name) {
+                            Thrown::Retried => Counter::FailedWith,
+                            _ => Counter::FailedWithout,
+                        };
+                        let mut end = end(
+                            Some(name.to_string()),
+                            Some(Counter::FailedWith),
+                            total_calls,
+                            waits,
+                        );
+                        end.rethrown = Some(rethrown);
+                        return Ok(end);
+                    }
+                    let counter = if retried == 0 {
+                        Counter::SuccessfulWithout
                     } else if retried < max {
-                        (Counter::SuccessfulWith, None)
+                        Counter::SuccessfulWith
                     } else {
-                        let error = self
-                            .fail_after_max_attempts
-                            .then(|| "MaxRetriesExceededException".to_string());
-                        (Counter::FailedWith, error)
+                        Counter::FailedWith
                     };
-                    return Ok(end(error, Some(counter), total_calls, waits));
+                    return Ok(end(None, Some(counter), total_calls, waits));
                 }
             }
         }
@@ -640,20 +674,21 @@ pub fn run_retry_script(script: &RetryScript) -> Result<Vec<RetryReport>, Config
                         .unwrap_or_else(|_| {
                             unreachable!("validation refuses a call that runs out")
                         });
-                    match end.counter {
-                        Some(Counter::SuccessfulWithout) => {
-                            metrics.number_of_successful_calls_without_retry_attempt += 1
+                    for counter in end.counter.into_iter().chain(end.rethrown) {
+                        match counter {
+                            Counter::SuccessfulWithout => {
+                                metrics.number_of_successful_calls_without_retry_attempt += 1
+                            }
+                            Counter::SuccessfulWith => {
+                                metrics.number_of_successful_calls_with_retry_attempt += 1
+                            }
+                            Counter::FailedWithout => {
+                                metrics.number_of_failed_calls_without_retry_attempt += 1
+                            }
+                            Counter::FailedWith => {
+                                metrics.number_of_failed_calls_with_retry_attempt += 1
+                            }
                         }
-                        Some(Counter::SuccessfulWith) => {
-                            metrics.number_of_successful_calls_with_retry_attempt += 1
-                        }
-                        Some(Counter::FailedWithout) => {
-                            metrics.number_of_failed_calls_without_retry_attempt += 1
-                        }
-                        Some(Counter::FailedWith) => {
-                            metrics.number_of_failed_calls_with_retry_attempt += 1
-                        }
-                        None => {}
                     }
                     metrics.number_of_total_calls += end.total_calls;
                     report.metrics = metrics;
