@@ -1,20 +1,22 @@
 #!/usr/bin/env node
-// Compares the engine's circuit breaker or retry with Resilience4j's own, step by step.
+// Compares the engine's circuit breaker, retry or rate limiter with Resilience4j's own,
+// step by step.
 //
-// Random scripts (seeded) are run by `resilience-sim breaker` (or `retry`) and by
-// Resilience4j's CircuitBreakerStateMachine (or Retry), compiled here from its sources
-// (BreakerHarness.java, RetryHarness.java). Every line of every step must be the same: for
-// a breaker the state, the two rates, the four counts, whether an acquire was permitted
-// and the exception an operation threw; for a retry the five counters, the attempts, the
-// waits, the last outcome and the exception the caller got.
+// Random scripts (seeded) are run by `resilience-sim breaker` (`retry`, `ratelimiter`) and by
+// Resilience4j's CircuitBreakerStateMachine (Retry, AtomicRateLimiter), compiled here from
+// its sources (BreakerHarness.java, RetryHarness.java, RateLimiterHarness.java). Every line
+// of every step must be the same: for a breaker the state, the two rates, the four counts,
+// whether an acquire was permitted and the exception an operation threw; for a retry the
+// five counters, the attempts, the waits, the last outcome and the exception the caller
+// got; for a rate limiter the three metrics, the answer, the wait, the event and the error.
 //
-//   node scripts/resilience4j/compare.mjs --r4j DIR [--policy breaker|retry] [--scripts 300] [--seed 1] [--record FILE --release TAG]
+//   node scripts/resilience4j/compare.mjs --r4j DIR [--policy breaker|retry|ratelimiter] [--scripts 300] [--seed 1] [--record FILE --release TAG]
 //
 // DIR is a checkout of github.com/resilience4j/resilience4j at a release tag (v2.4.0 for
 // the recorded traces). Needs a JDK 17 and Debian's libslf4j-java and libjsr305-java (the
 // two jars Resilience4j's core compiles against). --record writes the scripts with
 // Resilience4j's lines (not the engine's) as the traces `tests/resilience4j_traces.rs`
-// replays in the test command: crates/resilience-sim/tests/resilience4j/{breaker,retry}-2.4.0.jsonl.
+// replays in the test command: crates/resilience-sim/tests/resilience4j/{breaker,retry,ratelimiter}-2.4.0.jsonl.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,8 +33,9 @@ if (!args.r4j) {
   process.exit(2);
 }
 const policy = args.policy ?? 'breaker';
-if (!['breaker', 'retry'].includes(policy)) {
-  console.error('--policy is breaker or retry');
+const HARNESS = { breaker: 'BreakerHarness', retry: 'RetryHarness', ratelimiter: 'RateLimiterHarness' };
+if (!HARNESS[policy]) {
+  console.error('--policy is breaker, retry or ratelimiter');
   process.exit(2);
 }
 const count = Number(args.scripts ?? 300);
@@ -42,7 +45,7 @@ const seed = Number(args.seed ?? 1);
 const work = mkdtempSync(join(tmpdir(), 'r4j-compare-'));
 const jars = ['/usr/share/java/slf4j-api.jar', '/usr/share/java/jsr305.jar'].join(':');
 const sources = [];
-for (const module of ['resilience4j-core', 'resilience4j-circuitbreaker', 'resilience4j-retry']) {
+for (const module of ['resilience4j-core', 'resilience4j-circuitbreaker', 'resilience4j-retry', 'resilience4j-ratelimiter']) {
   const walk = (dir) => {
     for (const name of readdirSync(dir)) {
       const path = join(dir, name);
@@ -57,7 +60,7 @@ mkdirSync(classes);
 writeFileSync(join(work, 'sources.txt'), sources.join('\n'));
 execFileSync('javac', ['-nowarn', '-d', classes, '-cp', jars, `@${join(work, 'sources.txt')}`], { stdio: 'pipe' });
 execFileSync('javac', ['-nowarn', '-XDignore.symbol.file', '-d', classes, '-cp', classes,
-  join(here, 'BreakerHarness.java'), join(here, 'RetryHarness.java')], { stdio: 'pipe' });
+  ...Object.values(HARNESS).map((name) => join(here, `${name}.java`))], { stdio: 'pipe' });
 
 // --- Random scripts ----------------------------------------------------------------------
 function mulberry32(a) {
@@ -151,9 +154,34 @@ function retryScript() {
   return { config, steps };
 }
 
+// An acquire runs only while the timeout is 0: a caller that waits parks a real thread in
+// Resilience4j (RateLimiterHarness.java).
+function rateLimiterScript() {
+  const config = { limitForPeriod: pick([1, 2, 3, int(1, 10), 50]), limitRefreshPeriod: pick([1, int(1, 100), int(1, 2000)]) };
+  let timeout = chance(0.5) ? 0 : int(1, 3000);
+  config.timeoutDuration = timeout;
+  const steps = [];
+  const length = int(5, 60);
+  const period = config.limitRefreshPeriod;
+  while (steps.length < length) {
+    const r = random();
+    const permits = pick([1, 1, 1, 2, int(0, 5), int(1, 12)]);
+    if (r < 0.3 && timeout === 0) steps.push({ acquire: { permits } });
+    else if (r < 0.55) steps.push({ reserve: { permits } });
+    else if (r < 0.6) steps.push({ drain: {} });
+    else if (r < 0.67) steps.push({ change_limit: int(0, 6) });
+    else if (r < 0.75) {
+      timeout = pick([0, 0, int(1, 3000)]);
+      steps.push({ change_timeout_ms: timeout });
+    } else steps.push({ advance_ms: pick([0, 1, int(0, period), period, period - 1, int(0, 3 * period)]) });
+  }
+  return { config, steps };
+}
+
 const scriptsDir = join(work, 'scripts');
 mkdirSync(scriptsDir);
-const scripts = Array.from({ length: count }, policy === 'breaker' ? breakerScript : retryScript);
+const GENERATE = { breaker: breakerScript, retry: retryScript, ratelimiter: rateLimiterScript };
+const scripts = Array.from({ length: count }, GENERATE[policy]);
 const files = scripts.map((s, i) => {
   const file = join(scriptsDir, `${String(i).padStart(4, '0')}.json`);
   writeFileSync(file, JSON.stringify(s));
@@ -161,7 +189,7 @@ const files = scripts.map((s, i) => {
 });
 
 // --- Both runs ------------------------------------------------------------------------------
-const harness = policy === 'breaker' ? 'BreakerHarness' : 'RetryHarness';
+const harness = HARNESS[policy];
 // One JVM for all the scripts; a failure says what Java said, not the whole command line.
 const run = (command, commandArgs, options) => {
   try {
@@ -237,18 +265,24 @@ const retryRow = (line, step) => [step.t_ms, step.numberOfSuccessfulCallsWithout
   step.numberOfSuccessfulCallsWithRetryAttempt, step.numberOfFailedCallsWithoutRetryAttempt,
   step.numberOfFailedCallsWithRetryAttempt, step.numberOfTotalCalls,
   ...(step.attempts === undefined ? [] : [step.attempts, step.waits_ms, step.outcome, step.error ?? null])];
+// A recorded rate limiter step: [t_ms, availablePermissions, numberOfWaitingThreads,
+// nanosToWait, permitted, waited_ms, event, error], null where the step has none.
+const rateLimiterRow = (line, step) => [step.t_ms, step.availablePermissions, step.numberOfWaitingThreads,
+  step.nanosToWait, step.permitted ?? null, step.waited_ms ?? null, step.event ?? null, step.error ?? null];
 const ROWS = {
   breaker: ['t_ms', 'state', 'failure_rate', 'slow_call_rate', 'buffered', 'failed', 'slow', 'not_permitted', 'permitted', 'error'],
   retry: ['t_ms', 'numberOfSuccessfulCallsWithoutRetryAttempt', 'numberOfSuccessfulCallsWithRetryAttempt',
     'numberOfFailedCallsWithoutRetryAttempt', 'numberOfFailedCallsWithRetryAttempt', 'numberOfTotalCalls',
     'attempts', 'waits_ms', 'outcome', 'error'],
+  ratelimiter: ['t_ms', 'availablePermissions', 'numberOfWaitingThreads', 'nanosToWait', 'permitted', 'waited_ms',
+    'event', 'error'],
 };
 if (args.record && differing === 0) {
   const header = JSON.stringify({
     recorded: `Resilience4j ${args.release ?? '(release not given)'}, ${harness}: scripts/resilience4j/compare.mjs --policy ${policy} --seed ${seed} --scripts ${count}`,
     row: ROWS[policy],
   });
-  const row = policy === 'breaker' ? breakerRow : retryRow;
+  const row = { breaker: breakerRow, retry: retryRow, ratelimiter: rateLimiterRow }[policy];
   const lines = scripts.map((s, i) => JSON.stringify({
     script: s,
     resilience4j: java[i][0].refused ? 'refused' : java[i].map((step, n) => row(javaText[i][n], step)),

@@ -1182,7 +1182,14 @@ fn reset_leaves_the_half_open_timer_armed() {
     cb.transition_to(State::Open, 0).unwrap();
     cb.transition_to(State::HalfOpen, 0).unwrap();
     cb.reset(500);
-    assert_eq!(cb.left_armed_timers(), [(1_000, State::Open)]);
+    assert_eq!(
+        cb.left_armed_timers().collect::<Vec<_>>(),
+        [(1_000, State::Open)]
+    );
+    assert_eq!(
+        cb.next_left_armed_timer(State::Closed),
+        Some((1_000, State::Open))
+    );
     cb.drain_events();
     cb.advance_to(999);
     assert_eq!(cb.state(), State::Closed);
@@ -1196,7 +1203,7 @@ fn reset_leaves_the_half_open_timer_armed() {
             to: State::Open
         }]
     );
-    assert!(cb.left_armed_timers().is_empty());
+    assert_eq!(cb.left_armed_timers().count(), 0);
     assert!(!cb.try_acquire_permission(6_000));
     assert!(cb.try_acquire_permission(6_001));
     assert_eq!(cb.state(), State::HalfOpen);

@@ -6,17 +6,21 @@
 //! the exception an operation threw. `retry-2.4.0.jsonl` holds random retry scripts with
 //! what its `Retry` did on each: the five `Retry.Metrics` counters and, for a call, the
 //! attempts, the waits, the last outcome and the exception the caller got (or that it
-//! refused the config). They were recorded by running Resilience4j itself, compiled from its
+//! refused the config). `ratelimiter-2.4.0.jsonl` holds random rate limiter scripts with
+//! what its `AtomicRateLimiter` did on each: the three metrics, the answer, the wait, the
+//! event and the error. They were recorded by running Resilience4j itself, compiled from its
 //! sources (`scripts/resilience4j/compare.mjs`, which also compares thousands more scripts
 //! than are kept here). Every expected figure below is Resilience4j's, none the engine's.
 
 use resilience_sim::scenario::breaker_script::{parse_breaker_script, run_breaker_script};
 use resilience_sim::scenario::scripts::parse;
+use resilience_sim::scenario::scripts::rate_limiter;
 use resilience_sim::scenario::scripts::retry::{run_retry_script, RetryScript};
 use serde_json::Value;
 
 const TRACES: &str = include_str!("resilience4j/breaker-2.4.0.jsonl");
 const RETRY_TRACES: &str = include_str!("resilience4j/retry-2.4.0.jsonl");
+const RATE_LIMITER_TRACES: &str = include_str!("resilience4j/ratelimiter-2.4.0.jsonl");
 
 /// The engine words the errors a script reports; Resilience4j names the exception's class.
 fn exception_class(error: &str) -> &str {
@@ -183,4 +187,39 @@ fn the_retry_does_what_resilience4j_2_4_0_does_on_every_step() {
     }
     // The file is what the test reads: a truncated one must not pass quietly.
     assert_eq!((scripts, refused, steps), (100, 9, 1_552 - 9));
+}
+
+#[test]
+fn the_rate_limiter_does_what_resilience4j_2_4_0_does_on_every_step() {
+    const FIELDS: [&str; 8] = [
+        "t_ms",
+        "availablePermissions",
+        "numberOfWaitingThreads",
+        "nanosToWait",
+        "permitted",
+        "waited_ms",
+        "event",
+        "error",
+    ];
+    let (mut scripts, mut steps) = (0, 0);
+    for (n, trace) in traces(RATE_LIMITER_TRACES).iter().enumerate() {
+        let lines = rate_limiter::run_text(&trace["script"].to_string())
+            .unwrap_or_else(|e| panic!("script {n}: {e}"));
+        let expected = trace["resilience4j"].as_array().unwrap();
+        assert_eq!(lines.len(), expected.len(), "script {n}");
+        for (step, (line, row)) in lines.iter().zip(expected).enumerate() {
+            let engine: Value = serde_json::from_str(line).unwrap();
+            let at = step_at(n, step, trace);
+            for (field, java) in FIELDS.iter().zip(row.as_array().unwrap()) {
+                let mine = engine.get(*field).unwrap_or(&Value::Null);
+                assert!(
+                    same_value(mine, java),
+                    "{field}: {mine} against {java}, {at}"
+                );
+            }
+            steps += 1;
+        }
+        scripts += 1;
+    }
+    assert_eq!((scripts, steps), (40, 1_416));
 }

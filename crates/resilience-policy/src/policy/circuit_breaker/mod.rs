@@ -753,12 +753,21 @@ impl CircuitBreaker {
         }
     }
 
-    /// Timers that `reset()` left armed, in the order they fire: each instant and the
+    /// Timers that `reset()` left armed, in no particular order: each instant and the
     /// transition its state object will ask for then.
-    pub fn left_armed_timers(&self) -> Vec<(Millis, State)> {
-        let mut timers: Vec<LeftArmedTimer> = self.left_armed.iter().map(|t| t.0).collect();
-        timers.sort_unstable();
-        timers.into_iter().map(|t| (t.due, t.to)).collect()
+    pub fn left_armed_timers(&self) -> impl Iterator<Item = (Millis, State)> + '_ {
+        self.left_armed.iter().map(|t| (t.0.due, t.0.to))
+    }
+
+    /// The first timer `reset()` left armed whose transition `from` allows: when it fires
+    /// and the state it moves the breaker to (from `from`, it will act).
+    pub fn next_left_armed_timer(&self, from: State) -> Option<(Millis, State)> {
+        self.left_armed
+            .iter()
+            .map(|t| t.0)
+            .filter(|t| from.can_transition_to(t.to))
+            .min()
+            .map(|t| (t.due, t.to))
     }
 
     /// The next instant at which the current state's own timer will change the state, if

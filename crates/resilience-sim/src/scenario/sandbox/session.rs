@@ -758,12 +758,9 @@ impl BreakerSandbox {
     /// state it replaces) that will move the breaker when it fires: the first whose
     /// transition the state now allows, with the milliseconds until it fires.
     pub fn left_armed_timer_ahead(&self) -> Option<(Millis, State)> {
-        let state = self.state();
         self.live
             .breaker
-            .left_armed_timers()
-            .into_iter()
-            .find(|&(_, to)| state.can_transition_to(to))
+            .next_left_armed_timer(self.state())
             .map(|(due, to)| (due.saturating_sub(self.live.now), to))
     }
 
