@@ -169,7 +169,14 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
         }),
         Intent::Export => script_io::export(s).map(|json| notes.exported = Some(json)),
     };
+    let by_hand = result.is_ok() && matches!(intent, Intent::Transition(_) | Intent::Reset);
     noted(s, before, result, notes);
+    // The diagram's arrows are the breaker's own rules, each with its label ("3 trials:
+    // both rates < threshold"): a move made by hand is not one of them, though it may join
+    // the same two states. What follows it (a zero wait's OPEN -> HALF_OPEN) is.
+    if by_hand && !notes.path.is_empty() {
+        notes.path.remove(0);
+    }
 }
 
 /// Replays a script the engine's reader read from the learner's text, or says why it was
@@ -1250,12 +1257,18 @@ mod tests {
         press(&mut s, Intent::Transition(State::Open));
         press(&mut s, Intent::Transition(State::HalfOpen));
         press(&mut s, SECOND);
-        press(&mut s, Intent::Reset);
+        // HALF_OPEN -> CLOSED by reset(), not by the trials' arrow: no arrow is taken.
+        assert_eq!(press(&mut s, Intent::Reset).path, []);
         assert_eq!(s.state(), State::Closed);
         assert_eq!(
             detail(&s),
             "letting calls through and recording their outcomes. A timer armed before reset() asks for OPEN in 2 s: Resilience4j's reset() does not cancel it."
         );
+        assert_eq!(
+            press(&mut s, Intent::Transition(State::ForcedOpen)).path,
+            []
+        );
+        assert_eq!(press(&mut s, Intent::Reset).path, []);
         press(&mut s, SECOND);
         let notes = press(&mut s, SECOND);
         assert_eq!(notes.path, vec![(State::Closed, State::Open)]);
