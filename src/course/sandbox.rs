@@ -128,6 +128,7 @@ pub struct PageNotes {
 /// transitions it caused.
 pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mut PageNotes) {
     let before = s.events_total();
+    let state_before = s.state();
     notes.note.clear();
     notes.exported = None;
     let result = match intent {
@@ -169,12 +170,18 @@ pub fn apply(s: &mut BreakerSandbox, intent: Intent, fields: &Fields, notes: &mu
         }),
         Intent::Export => script_io::export(s).map(|json| notes.exported = Some(json)),
     };
-    let by_hand = result.is_ok() && matches!(intent, Intent::Transition(_) | Intent::Reset);
+    let by_hand = match intent {
+        Intent::Transition(to) => Some((state_before, to)),
+        Intent::Reset => Some((state_before, State::Closed)),
+        _ => None,
+    };
     noted(s, before, result, notes);
     // The diagram's arrows are the breaker's own rules, each with its label ("3 trials:
     // both rates < threshold"): a move made by hand is not one of them, though it may join
-    // the same two states. What follows it (a zero wait's OPEN -> HALF_OPEN) is.
-    if by_hand && !notes.path.is_empty() {
+    // the same two states. It is the action's first transition when it is one at all (a
+    // move to the state it is in is none); what follows it (a zero wait's OPEN ->
+    // HALF_OPEN) is the rules'.
+    if by_hand.is_some_and(|moved| notes.path.first() == Some(&moved)) {
         notes.path.remove(0);
     }
 }
@@ -1116,6 +1123,7 @@ pub fn fix_prompt(s: &BreakerSandbox) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use resilience_sim::policy::circuit_breaker::OpenWaitFunction;
     use resilience_sim::scenario::breaker_script::{parse_breaker_script, run_breaker_script};
 
     const SUCCESS: Intent = Intent::Send(SandboxCall::Success);
@@ -1273,6 +1281,30 @@ mod tests {
         let notes = press(&mut s, SECOND);
         assert_eq!(notes.path, vec![(State::Closed, State::Open)]);
         assert!(!detail(&s).contains("reset()"), "{}", detail(&s));
+    }
+
+    /// OPEN -> OPEN by hand is no transition; with a 0 ms wait and the automatic transition
+    /// the new OPEN goes half-open at once, by the rule: that arrow stays lit.
+    #[test]
+    fn a_move_by_hand_to_the_same_state_keeps_the_rules_arrow() {
+        let mut settings = SandboxSettings::default();
+        settings
+            .config
+            .automatic_transition_from_open_to_half_open_enabled = true;
+        settings.config.wait_interval_function_in_open_state =
+            Some(OpenWaitFunction::Exponential {
+                initial: 1_000,
+                multiplier: 0.0,
+                max: None,
+            });
+        let mut s = BreakerSandbox::new(settings).unwrap();
+        // CLOSED -> OPEN by hand: attempt 1 waits 1 s, and no arrow is lit.
+        assert_eq!(press(&mut s, Intent::Transition(State::Open)).path, []);
+        assert_eq!(s.state(), State::Open);
+        // OPEN -> OPEN by hand: attempt 2 waits 0 ms, so the rule moves it on at once.
+        let notes = press(&mut s, Intent::Transition(State::Open));
+        assert_eq!(notes.path, [(State::Open, State::HalfOpen)]);
+        assert_eq!(s.state(), State::HalfOpen);
     }
 
     #[test]
