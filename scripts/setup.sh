@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the playground needs and is missing, idempotently.
-#   scripts/setup.sh          build tools: wasm target, trunk, wasm-bindgen-cli, npm packages
+#   scripts/setup.sh          build tools: the pinned Rust toolchain (rust-toolchain.toml), trunk,
+#                             wasm-bindgen-cli, npm packages
 #   scripts/setup.sh --test   the same, plus chromium and chromium-driver for the browser tests
 # Versions are those checked in ../shared/TOOLCHAIN.md; each is skipped when already right.
 set -euo pipefail
@@ -12,21 +13,26 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
 say() { printf '\033[1m[setup]\033[0m %s\n' "$*"; }
 
-if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
-  say "adding the wasm32-unknown-unknown target"
-  rustup target add wasm32-unknown-unknown
+# The nightly the project builds with (rust-toolchain.toml: build-std and immediate-abort for
+# the release bundle), with the standard library's sources.
+TOOLCHAIN=$(sed -n 's/^channel = "\(.*\)"$/\1/p' rust-toolchain.toml)
+if ! rustup component list --toolchain "$TOOLCHAIN" --installed 2>/dev/null | grep -qx rust-src; then
+  say "installing the Rust toolchain $TOOLCHAIN (about a minute)"
+  rustup toolchain install "$TOOLCHAIN" --profile minimal \
+    --component rust-src,clippy,rustfmt --target wasm32-unknown-unknown
 fi
 
 if [ "$(trunk --version 2>/dev/null | awk '{print $2}')" != "$TRUNK_VERSION" ]; then
   say "installing trunk $TRUNK_VERSION (about 12 minutes on 2 cores, once per machine)"
-  cargo install --locked trunk --version "$TRUNK_VERSION"
+  # Outside the project, with the machine's default toolchain (TOOLCHAIN.md checked it).
+  (cd "$HOME" && cargo install --locked trunk --version "$TRUNK_VERSION")
 fi
 
 if [ "$(wasm-bindgen --version 2>/dev/null | awk '{print $2}')" != "$WASM_BINDGEN_VERSION" ] ||
    ! command -v wasm-bindgen-test-runner >/dev/null; then
   say "installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (about 2 minutes)"
   # Not --locked: its lockfile pins a crate version the registry here lacks (TOOLCHAIN.md).
-  cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  (cd "$HOME" && cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force)
 fi
 
 # npm packages: binaryen's wasm-opt for Trunk, terser and lightningcss for the bindings and the

@@ -26,6 +26,15 @@ use crate::views::html::effect;
 /// handle keeps the page alive, and dropping it unmounts the page.
 pub type Pages = fn(u32, web_sys::HtmlElement, RwSignal<Location>) -> Option<Box<dyn Any>>;
 
+/// Sends a panic's message to the browser's console (each binary's `main`). The bundle's
+/// panics stop the page at once, with no message to send (immediate-abort in
+/// .cargo/config.toml, docs/bundles.md), so there the hook is left out; a build with
+/// `RUSTFLAGS` set (which replaces that config's flags) keeps messages and the hook.
+pub fn report_panics() {
+    #[cfg(not(panic = "immediate-abort"))]
+    console_error_panic_hook::set_once();
+}
+
 /// Starts part `part` of the course (each binary's `main`) with the pages it has.
 pub fn mount(part: Part, pages: Pages) {
     part::set_running(part);

@@ -12,7 +12,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsValue;
 
 fn main() {
-    console_error_panic_hook::set_once();
+    app::report_panics();
 }
 
 #[wasm_bindgen]

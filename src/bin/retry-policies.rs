@@ -5,6 +5,6 @@ use resilience_playground::app::{self, mount};
 use resilience_playground::part::Part;
 
 fn main() {
-    console_error_panic_hook::set_once();
+    app::report_panics();
     mount(Part::RetryPolicies, app::retry_policies_pages);
 }
