@@ -17,10 +17,3 @@ pub mod tasks;
 pub mod tools;
 pub mod url_state;
 pub mod views;
-
-// The browser's allocator: talc instead of the target's default dlmalloc, 0.8 KiB smaller in
-// every part's wasm and as fast on the engine's benchmarks (docs/bundles.md). The page is
-// single-threaded, which this allocator's wasm form assumes.
-#[cfg(all(target_family = "wasm", not(target_feature = "atomics")))]
-#[global_allocator]
-static ALLOCATOR: talc::wasm::WasmDynamicTalc = talc::wasm::new_wasm_dynamic_allocator();
