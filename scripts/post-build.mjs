@@ -23,31 +23,11 @@ if (!dir) {
 }
 const release = process.env.TRUNK_PROFILE !== 'debug';
 
-async function minified(path, prepare = (code) => code) {
+async function minified(path) {
   const code = await readFile(path, 'utf8');
   if (!release) return code;
-  const out = await minify(prepare(code), { module: true, ecma: 2020 });
+  const out = await minify(code, { module: true, ecma: 2020 });
   return out.code;
-}
-
-// Leptos links wasm-streams (through server_fn) whose three classes the course never uses;
-// the release build's wasm-opt removes their exports (index.html), so their bindings go too.
-// A wasm-bindgen whose output no longer has this shape fails the build here, not the page.
-const STREAM_CLASSES = ['IntoUnderlyingByteSource', 'IntoUnderlyingSink', 'IntoUnderlyingSource'];
-function withoutStreamClasses(code) {
-  for (const name of STREAM_CLASSES) {
-    const shapes = [
-      new RegExp(`^export class ${name} \\{\\n[\\s\\S]*?^\\}\\n`, 'm'),
-      new RegExp(`^if \\(Symbol\\.dispose\\) ${name}\\.prototype\\[Symbol\\.dispose\\] = ${name}\\.prototype\\.free;\\n`, 'm'),
-      new RegExp(`^const ${name}Finalization = [^;]*;\\n`, 'm'),
-    ];
-    for (const shape of shapes) {
-      if (!shape.test(code)) throw new Error(`post-build: the bindings' ${name} has a new shape (${shape})`);
-      code = code.replace(shape, '');
-    }
-  }
-  if (code.includes('IntoUnderlying')) throw new Error('post-build: a wasm-streams class is still used');
-  return code;
 }
 
 const startPath = join(dir, 'start.js');
@@ -70,11 +50,11 @@ for (const part of parts) {
   if (hashed) {
     const wasm = hashed.replace(/\.js$/, '_bg.wasm');
     if (!names.includes(wasm)) throw new Error(`post-build: ${hashed} without ${wasm}`);
-    await writeFile(join(dir, hashed), await minified(join(dir, hashed), withoutStreamClasses));
+    await writeFile(join(dir, hashed), await minified(join(dir, hashed)));
     files[part] = { js: hashed, wasm };
     continue;
   }
-  const js = await minified(join(dir, `${part}.js`), withoutStreamClasses);
+  const js = await minified(join(dir, `${part}.js`));
   const wasm = await readFile(join(dir, `${part}_bg.wasm`));
   const hash = createHash('sha256').update(js).update(wasm).digest('hex').slice(0, 16);
   files[part] = { js: `${part}-${hash}.js`, wasm: `${part}-${hash}_bg.wasm` };

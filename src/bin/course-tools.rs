@@ -4,8 +4,6 @@
 //! reader of the breaker scripts the sandbox imports.
 //! Loaded for a tool, it mounts nothing: `assets/start.js` calls [`mount_overview`] only
 //! on the overview's address.
-// In the browser: wasm-bindgen's start hook, without std's runtime (docs/bundles.md).
-#![cfg_attr(target_family = "wasm", no_main)]
 
 use resilience_playground::app::{self, mount};
 use resilience_playground::part::Part;
@@ -13,7 +11,6 @@ use resilience_playground::tools::exports;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsValue;
 
-#[cfg_attr(target_family = "wasm", wasm_bindgen::prelude::wasm_bindgen(start))]
 fn main() {
     app::report_panics();
 }

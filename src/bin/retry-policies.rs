@@ -1,12 +1,9 @@
 //! The part of the course with Demo 15, the retry policies real clients ship
 //! ([`resilience_playground::part`]).
-// In the browser: wasm-bindgen's start hook, without std's runtime (docs/bundles.md).
-#![cfg_attr(target_family = "wasm", no_main)]
 
 use resilience_playground::app::{self, mount};
 use resilience_playground::part::Part;
 
-#[cfg_attr(target_family = "wasm", wasm_bindgen::prelude::wasm_bindgen(start))]
 fn main() {
     app::report_panics();
     mount(Part::RetryPolicies, app::retry_policies_pages);

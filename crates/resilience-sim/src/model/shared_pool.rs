@@ -143,7 +143,7 @@ use rand::RngExt;
 use rand_pcg::Pcg64Mcg;
 use serde::{Deserialize, Serialize};
 
-use super::stream_rng;
+use super::{nearest_rank, stream_rng};
 use crate::error::{check_range, ConfigError};
 use crate::policy::bulkhead::{
     Admission, BulkheadConfig, SemaphoreBulkhead, ThreadPoolAdmission, ThreadPoolBulkhead,
@@ -1160,18 +1160,6 @@ impl Waiters {
     }
 }
 
-/// The `p`-th percentile (nearest rank) of `values`, reordering them.
-fn percentile(values: &mut [u32], p: u64) -> Option<Millis> {
-    if values.is_empty() {
-        return None;
-    }
-    let n = values.len() as u64;
-    let rank = (p * n).div_ceil(100).max(1) - 1;
-    // Sorted, not selected: see clippy.toml on `select_nth_unstable`.
-    values.sort_unstable();
-    Some(Millis::from(values[rank as usize]))
-}
-
 fn success_percent(tally: &Tally) -> Option<f64> {
     let ended = tally.ok + tally.failed();
     (ended > 0).then(|| 100.0 * f64::from(tally.ok) / f64::from(ended))
@@ -1237,6 +1225,9 @@ pub fn run(config: &SharedPoolConfig) -> Result<SharedPoolRun, ConfigError> {
             let second_start = s as Millis * 1_000;
             let queued = snapshot.count(ThreadUse::QueuedForVendor);
             let stuck = snapshot.count(ThreadUse::StuckOnVendor);
+            fast.latencies.sort_unstable();
+            drm.latencies.sort_unstable();
+            let percentile = |sorted: &[u32], p| nearest_rank(sorted, p).map(Millis::from);
             PoolSecond {
                 t_s: s as u32 + 1,
                 vendor_slow: second_start >= sim.slow_at,
@@ -1255,10 +1246,10 @@ pub fn run(config: &SharedPoolConfig) -> Result<SharedPoolRun, ConfigError> {
                 drm_unfinished: drm.total - drm.ok - drm.failed(),
                 fast_success_percent: success_percent(fast),
                 drm_success_percent: success_percent(drm),
-                fast_p50_ms: percentile(&mut fast.latencies, 50),
-                fast_p99_ms: percentile(&mut fast.latencies, 99),
-                drm_p50_ms: percentile(&mut drm.latencies, 50),
-                drm_p99_ms: percentile(&mut drm.latencies, 99),
+                fast_p50_ms: percentile(&fast.latencies, 50),
+                fast_p99_ms: percentile(&fast.latencies, 99),
+                drm_p50_ms: percentile(&drm.latencies, 50),
+                drm_p99_ms: percentile(&drm.latencies, 99),
                 threads_fast: snapshot.count(ThreadUse::Fast),
                 threads_drm: snapshot.count(ThreadUse::Drm) + queued + stuck,
                 threads_queued_for_vendor: queued,
@@ -1306,27 +1297,6 @@ mod tests {
             let x = f64::from(i) / 100.0;
             assert!((exp_neg(x) - (-x).exp()).abs() < 1e-15, "e^-{x}");
         }
-    }
-
-    #[test]
-    fn percentiles_are_nearest_rank() {
-        let mut values: Vec<u32> = (1..=100).rev().collect();
-        assert_eq!(percentile(&mut values, 50), Some(50));
-        assert_eq!(percentile(&mut values, 99), Some(99));
-        assert_eq!(percentile(&mut [7], 99), Some(7));
-        assert_eq!(percentile(&mut [3, 1], 50), Some(1));
-        assert_eq!(percentile(&mut [], 50), None);
-    }
-
-    /// A saturated pool answers many calls in the same millisecond count; a selection that
-    /// is quadratic on repeated values (clippy.toml) took minutes on this.
-    #[test]
-    fn percentiles_of_many_equal_latencies() {
-        let mut values = vec![20; 200_000];
-        values.extend([5, 900]);
-        assert_eq!(percentile(&mut values, 50), Some(20));
-        assert_eq!(percentile(&mut values, 99), Some(20));
-        assert_eq!(percentile(&mut values, 100), Some(900));
     }
 
     #[test]

@@ -1787,18 +1787,9 @@ fn dep_row(t: &dependency::Tally, busy: u32, queue: usize, health: Health) -> De
 }
 
 fn percentiles(v: &mut [u32]) -> (Option<u64>, Option<u64>, Option<u64>) {
-    if v.is_empty() {
-        return (None, None, None);
-    }
-    // Sorted, not selected: see clippy.toml on `select_nth_unstable`.
     v.sort_unstable();
-    let n = v.len();
-    let at = |q: f64| v[((n as f64 * q).ceil() as usize).clamp(1, n) - 1];
-    (
-        Some(at(0.5).into()),
-        Some(at(0.99).into()),
-        Some(v[n - 1].into()),
-    )
+    let at = |percent| crate::model::nearest_rank(v, percent).map(u64::from);
+    (at(50), at(99), at(100))
 }
 
 fn add_row(total: &mut ClassRow, row: &ClassRow) {
